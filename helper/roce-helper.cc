@@ -1,0 +1,204 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/config.h"
+#include "ns3/log.h"
+#include "ns3/mac48-address.h"
+#include "ns3/node-list.h"
+#include "ns3/node.h"
+#include "ns3/pcap-file-wrapper.h"
+#include "ns3/pfc-net-device.h"
+#include "ns3/roce-channel.h"
+#include "ns3/roce-switch.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceHelper");
+
+RoceHelper::RoceHelper()
+{
+    m_nicFactory.SetTypeId("ns3::RoceNetDevice");
+    m_portFactory.SetTypeId("ns3::RoceSwitchPort");
+    m_channelFactory.SetTypeId("ns3::RoceChannel");
+    m_qpFactory.SetTypeId("ns3::RoceQueuePair");
+    SetAddressBase(Ipv4Address("10.0.0.0"), Ipv4Mask("255.0.0.0"));
+}
+
+void
+RoceHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
+{
+    m_nicFactory.Set(name, value);
+    m_portFactory.Set(name, value);
+}
+
+void
+RoceHelper::SetNicAttribute(std::string name, const AttributeValue& value)
+{
+    m_nicFactory.Set(name, value);
+}
+
+void
+RoceHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
+{
+    m_channelFactory.Set(name, value);
+}
+
+void
+RoceHelper::SetQpAttribute(std::string name, const AttributeValue& value)
+{
+    m_qpFactory.Set(name, value);
+}
+
+void
+RoceHelper::SetAddressBase(Ipv4Address network, Ipv4Mask mask, Ipv4Address base)
+{
+    m_network = network.Get() & mask.Get();
+    m_mask = mask.Get();
+    m_nextHost = base.Get() & ~mask.Get();
+    NS_ABORT_MSG_IF(m_nextHost == 0,
+                    "RoceHelper: address base " << base << " has no host part under mask " << mask);
+}
+
+Ptr<PfcNetDevice>
+RoceHelper::CreateEnd(Ptr<Node> node)
+{
+    Ptr<PfcNetDevice> dev;
+    Ptr<RoceSwitch> sw = node->GetObject<RoceSwitch>();
+    if (sw)
+    {
+        Ptr<RoceSwitchPort> port = m_portFactory.Create<RoceSwitchPort>();
+        port->SetAddress(Mac48Address::Allocate());
+        node->AddDevice(port);
+        sw->AddPort(port);
+        return port;
+    }
+    else
+    {
+        Ptr<RoceNetDevice> nic = m_nicFactory.Create<RoceNetDevice>();
+        NS_ABORT_MSG_IF(m_nextHost & m_mask,
+                        "RoceHelper: address space " << Ipv4Address(m_network) << "/"
+                                                     << Ipv4Mask(m_mask) << " exhausted");
+        nic->SetIpv4Address(Ipv4Address(m_network | m_nextHost++));
+        dev = nic;
+    }
+    dev->SetAddress(Mac48Address::Allocate());
+    node->AddDevice(dev);
+    return dev;
+}
+
+NetDeviceContainer
+RoceHelper::Install(Ptr<Node> a, Ptr<Node> b)
+{
+    NS_ABORT_MSG_IF(!a || !b, "RoceHelper::Install: null node");
+    NS_ABORT_MSG_IF(a == b, "RoceHelper::Install: node " << a->GetId() << " linked to itself");
+    Ptr<PfcNetDevice> da = CreateEnd(a);
+    Ptr<PfcNetDevice> db = CreateEnd(b);
+    Ptr<RoceChannel> ch = m_channelFactory.Create<RoceChannel>();
+    da->Attach(ch);
+    db->Attach(ch);
+    NetDeviceContainer c;
+    c.Add(da);
+    c.Add(db);
+    return c;
+}
+
+NetDeviceContainer
+RoceHelper::Install(NodeContainer c)
+{
+    NS_ABORT_MSG_IF(c.GetN() != 2,
+                    "RoceHelper::Install: a link joins exactly 2 nodes, got " << c.GetN());
+    return Install(c.Get(0), c.Get(1));
+}
+
+std::pair<Ptr<RoceQueuePair>, Ptr<RoceQueuePair>>
+RoceHelper::CreateQp(Ptr<NetDevice> a, Ptr<NetDevice> b)
+{
+    Ptr<RoceNetDevice> na = DynamicCast<RoceNetDevice>(a);
+    Ptr<RoceNetDevice> nb = DynamicCast<RoceNetDevice>(b);
+    NS_ABORT_MSG_IF(!na, "RoceHelper::CreateQp: the first device is not a RoceNetDevice (NIC)");
+    NS_ABORT_MSG_IF(!nb, "RoceHelper::CreateQp: the second device is not a RoceNetDevice (NIC)");
+    NS_ABORT_MSG_IF(na == nb, "RoceHelper::CreateQp: both ends are the same NIC");
+    Ptr<RoceQueuePair> qa = m_qpFactory.Create<RoceQueuePair>();
+    Ptr<RoceQueuePair> qb = m_qpFactory.Create<RoceQueuePair>();
+    uint32_t qpnA = na->AddQp(qa);
+    uint32_t qpnB = nb->AddQp(qb);
+    na->ConnectQp(qa, qpnB, nb->GetIpv4Address());
+    nb->ConnectQp(qb, qpnA, na->GetIpv4Address());
+    return {qa, qb};
+}
+
+std::pair<Ptr<RoceQueuePair>, Ptr<RoceQueuePair>>
+RoceHelper::CreateQpOnNodes(Ptr<Node> a, Ptr<Node> b)
+{
+    return CreateQp(Ptr<NetDevice>(GetNic(a)), Ptr<NetDevice>(GetNic(b)));
+}
+
+std::pair<Ptr<RoceQueuePair>, Ptr<RoceQueuePair>>
+RoceHelper::CreateQp(Ptr<NetDevice> a, Ipv4Address remote)
+{
+    Ptr<RoceNetDevice> nb = FindNic(remote);
+    NS_ABORT_MSG_IF(!nb, "RoceHelper::CreateQp: no NIC has address " << remote);
+    return CreateQp(a, Ptr<NetDevice>(nb));
+}
+
+Ptr<RoceNetDevice>
+RoceHelper::GetNic(Ptr<Node> node, uint32_t index)
+{
+    NS_ABORT_MSG_IF(!node, "RoceHelper::GetNic: null node");
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+    {
+        Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(node->GetDevice(i));
+        if (nic && seen++ == index)
+        {
+            return nic;
+        }
+    }
+    NS_FATAL_ERROR("RoceHelper: node " << node->GetId() << " has no RoceNetDevice #" << index
+                                       << " (it has " << seen << " NICs)");
+}
+
+Ptr<RoceNetDevice>
+RoceHelper::FindNic(Ipv4Address address)
+{
+    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
+    {
+        for (uint32_t i = 0; i < (*it)->GetNDevices(); ++i)
+        {
+            Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>((*it)->GetDevice(i));
+            if (nic && nic->GetIpv4Address() == address)
+            {
+                return nic;
+            }
+        }
+    }
+    return nullptr;
+}
+
+void
+RoceHelper::EnablePcapInternal(std::string prefix,
+                               Ptr<NetDevice> nd,
+                               bool promiscuous,
+                               bool explicitFilename)
+{
+    Ptr<PfcNetDevice> device = DynamicCast<PfcNetDevice>(nd);
+    if (!device)
+    {
+        NS_LOG_INFO("RoceHelper::EnablePcapInternal: device " << nd << " is not a PfcNetDevice");
+        return;
+    }
+    PcapHelper pcapHelper;
+    std::string filename =
+        explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, device);
+    Ptr<PcapFileWrapper> file =
+        pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
+    pcapHelper.HookDefaultSink<PfcNetDevice>(device,
+                                             promiscuous ? "PromiscSniffer" : "Sniffer",
+                                             file);
+}
+
+} // namespace ns3

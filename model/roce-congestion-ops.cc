@@ -1,0 +1,123 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-congestion-ops.h"
+
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceCongestionOps");
+NS_OBJECT_ENSURE_REGISTERED(RoceCongestionOps);
+NS_OBJECT_ENSURE_REGISTERED(RoceCcNone);
+
+TypeId
+RoceCongestionOps::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceCongestionOps")
+                            .SetParent<Object>()
+                            .SetGroupName("Rocev2")
+                            .AddTraceSource("Rate",
+                                            "Sending rate of the queue pair, bit/s.",
+                                            MakeTraceSourceAccessor(&RoceCongestionOps::m_rate),
+                                            "ns3::TracedValueCallback::Double")
+                            .AddTraceSource("Window",
+                                            "Congestion window in bytes (0 = none).",
+                                            MakeTraceSourceAccessor(&RoceCongestionOps::m_window),
+                                            "ns3::TracedValueCallback::Uint64");
+    return tid;
+}
+
+RoceCongestionOps::RoceCongestionOps() = default;
+
+RoceCongestionOps::RoceCongestionOps(const RoceCongestionOps& other)
+    : Object(other),
+      m_rate(other.m_rate.Get()),
+      m_window(other.m_window.Get()),
+      m_ctx(other.m_ctx)
+{
+}
+
+RoceCongestionOps::~RoceCongestionOps() = default;
+
+void
+RoceCongestionOps::Init(const RoceCcContext& ctx)
+{
+    m_ctx = ctx;
+    m_rate = static_cast<double>(ctx.lineRate.GetBitRate());
+    m_window = 0;
+}
+
+void
+RoceCongestionOps::OnSend(uint32_t /* payloadBytes */, uint32_t /* wireBytes */)
+{
+}
+
+void
+RoceCongestionOps::OnAck(const RoceAckEvent& /* ack */)
+{
+}
+
+void
+RoceCongestionOps::OnNak()
+{
+}
+
+void
+RoceCongestionOps::OnTimeout()
+{
+}
+
+void
+RoceCongestionOps::OnCnp()
+{
+}
+
+bool
+RoceCongestionOps::OnCeReceived()
+{
+    return false;
+}
+
+double
+RoceCongestionOps::GetRate() const
+{
+    return m_rate;
+}
+
+uint64_t
+RoceCongestionOps::GetWindow() const
+{
+    return m_window;
+}
+
+DataRate
+RoceCongestionOps::GetLineRate() const
+{
+    return m_ctx.lineRate;
+}
+
+TypeId
+RoceCcNone::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceCcNone")
+                            .SetParent<RoceCongestionOps>()
+                            .SetGroupName("Rocev2")
+                            .AddConstructor<RoceCcNone>();
+    return tid;
+}
+
+std::string
+RoceCcNone::GetName() const
+{
+    return "none";
+}
+
+Ptr<RoceCongestionOps>
+RoceCcNone::Fork()
+{
+    return CopyObject<RoceCcNone>(this);
+}
+
+} // namespace ns3

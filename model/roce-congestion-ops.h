@@ -1,0 +1,150 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_CONGESTION_OPS_H
+#define ROCE_CONGESTION_OPS_H
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-value.h"
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rocev2
+ * \brief What a queue pair tells its congestion control when it connects.
+ */
+struct RoceCcContext
+{
+    DataRate lineRate;         //!< the NIC's line rate
+    uint32_t mtu{1024};        //!< payload bytes per packet
+    uint32_t wireOverhead{82}; //!< per-packet bytes on the wire beyond the payload
+};
+
+/**
+ * \ingroup rocev2
+ * \brief What an acknowledgement tells the sender's congestion control.
+ */
+struct RoceAckEvent
+{
+    uint64_t ackedBytes{0}; //!< payload bytes newly acknowledged
+    uint64_t sndUna{0};     //!< first unacknowledged sequence number after this ACK
+    uint64_t sndNxt{0};     //!< next sequence number to send
+    bool ecnEcho{false};    //!< the receiver saw CE since its previous ACK (BTH BECN)
+    Time rtt{0};            //!< an RTT sample, or zero when this ACK carries none
+};
+
+/**
+ * \ingroup rocev2
+ * \brief Per-queue-pair congestion control, pluggable in the style of
+ * TcpCongestionOps.
+ *
+ * A NIC holds one prototype, selected by its CongestionControl attribute
+ * (a TypeId), and every queue pair gets its own copy through Fork(). The
+ * queue pair calls the hooks; the NIC's scheduler reads GetRate() (pacing)
+ * and GetWindow() (bytes in flight, 0 = no window). Both ends of a
+ * connection have an instance: the sender side reacts (RP), the receiver side
+ * decides whether CE deserves a CNP (NP).
+ *
+ * Timers an algorithm needs (DCQCN's alpha and rate-increase timers) are its
+ * own per-QP events, rescheduled rather than created per packet.
+ */
+class RoceCongestionOps : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RoceCongestionOps();
+    /**
+     * \brief Copy constructor, used by Fork().
+     * \param other the prototype
+     */
+    RoceCongestionOps(const RoceCongestionOps& other);
+    ~RoceCongestionOps() override;
+
+    /** \return the algorithm's name, e.g. "dcqcn" */
+    virtual std::string GetName() const = 0;
+
+    /** \return a fresh copy of this prototype for one queue pair */
+    virtual Ptr<RoceCongestionOps> Fork() = 0;
+
+    /**
+     * \brief The queue pair is connected. The default starts at line rate.
+     * \param ctx line rate and packet sizes
+     */
+    virtual void Init(const RoceCcContext& ctx);
+
+    /**
+     * \brief A data packet is put on the wire (first transmission or not).
+     * \param payloadBytes its payload
+     * \param wireBytes its bytes on the wire
+     */
+    virtual void OnSend(uint32_t payloadBytes, uint32_t wireBytes);
+
+    /**
+     * \brief An ACK acknowledged new data.
+     * \param ack what it says
+     */
+    virtual void OnAck(const RoceAckEvent& ack);
+
+    /** \brief A NAK (PSN sequence error) arrived: the sender goes back. */
+    virtual void OnNak();
+
+    /** \brief The retransmission timer fired. */
+    virtual void OnTimeout();
+
+    /** \brief A CNP arrived for this queue pair (reaction point). */
+    virtual void OnCnp();
+
+    /**
+     * \brief A CE-marked data packet arrived at this (receiving) queue pair.
+     * \return true if a CNP should be sent to the sender now
+     */
+    virtual bool OnCeReceived();
+
+    /** \return the sending rate in bit/s */
+    double GetRate() const;
+
+    /** \return the congestion window in bytes, or 0 when the algorithm has none */
+    uint64_t GetWindow() const;
+
+    /** \return the line rate the queue pair was connected with */
+    DataRate GetLineRate() const;
+
+  protected:
+    TracedValue<double> m_rate;     //!< sending rate, bit/s
+    TracedValue<uint64_t> m_window; //!< window in bytes, 0 = none
+    RoceCcContext m_ctx;            //!< what Init() was told
+};
+
+/**
+ * \ingroup rocev2
+ * \brief No end-to-end congestion control: line rate, PFC only.
+ *
+ * Meta ran its RoCE training fabric this way in production.
+ */
+class RoceCcNone : public RoceCongestionOps
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    std::string GetName() const override;
+    Ptr<RoceCongestionOps> Fork() override;
+};
+
+} // namespace ns3
+
+#endif /* ROCE_CONGESTION_OPS_H */

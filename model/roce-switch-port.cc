@@ -1,0 +1,87 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-switch-port.h"
+
+#include "roce-switch.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceSwitchPort");
+NS_OBJECT_ENSURE_REGISTERED(RoceSwitchPort);
+
+TypeId
+RoceSwitchPort::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceSwitchPort")
+                            .SetParent<PfcNetDevice>()
+                            .SetGroupName("Rocev2")
+                            .AddConstructor<RoceSwitchPort>();
+    return tid;
+}
+
+RoceSwitchPort::RoceSwitchPort() = default;
+
+RoceSwitchPort::~RoceSwitchPort() = default;
+
+void
+RoceSwitchPort::SetSwitch(RoceSwitch* sw, uint32_t index, Ptr<RoceEgressQueueDisc> qdisc)
+{
+    m_switch = sw;
+    m_index = index;
+    m_qdisc = qdisc;
+}
+
+uint32_t
+RoceSwitchPort::GetPortIndex() const
+{
+    return m_index;
+}
+
+Ptr<RoceEgressQueueDisc>
+RoceSwitchPort::GetQueueDisc() const
+{
+    return m_qdisc;
+}
+
+void
+RoceSwitchPort::DoDispose()
+{
+    m_switch = nullptr;
+    if (m_qdisc)
+    {
+        m_qdisc->Dispose();
+    }
+    m_qdisc = nullptr;
+    PfcNetDevice::DoDispose();
+}
+
+void
+RoceSwitchPort::Enqueue(Ptr<RoceSwitchItem> item)
+{
+    if (m_qdisc->Enqueue(item))
+    {
+        TryTransmit();
+    }
+}
+
+Ptr<Packet>
+RoceSwitchPort::DequeueData(uint8_t pausedMask)
+{
+    m_qdisc->SetPausedMask(pausedMask);
+    Ptr<QueueDiscItem> item = m_qdisc->Dequeue();
+    return item ? item->GetPacket() : nullptr;
+}
+
+void
+RoceSwitchPort::ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame)
+{
+    NS_ABORT_MSG_IF(!m_switch, "RoceSwitchPort: port is not part of a RoceSwitch");
+    m_switch->Receive(this, p, frame);
+}
+
+} // namespace ns3

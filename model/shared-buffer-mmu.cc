@@ -1,0 +1,393 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "shared-buffer-mmu.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("SharedBufferMmu");
+NS_OBJECT_ENSURE_REGISTERED(SharedBufferMmu);
+
+TypeId
+SharedBufferMmu::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::SharedBufferMmu")
+            .SetParent<Object>()
+            .SetGroupName("Rocev2")
+            .AddConstructor<SharedBufferMmu>()
+            .AddAttribute("BufferSize",
+                          "Total packet buffer of the switch.",
+                          QueueSizeValue(QueueSize("32MB")),
+                          MakeQueueSizeAccessor(&SharedBufferMmu::m_bufferSize),
+                          MakeQueueSizeChecker())
+            .AddAttribute("Mode",
+                          "Threshold mode: Dynamic (T = Alpha * free shared buffer), Static "
+                          "(T = StaticThreshold) or Partitioned (buffer split per port, "
+                          "dynamic within each port's share; deep-buffer switches).",
+                          EnumValue(SharedBufferMmu::DYNAMIC),
+                          MakeEnumAccessor(&SharedBufferMmu::m_mode),
+                          MakeEnumChecker(SharedBufferMmu::DYNAMIC,
+                                          "Dynamic",
+                                          SharedBufferMmu::STATIC,
+                                          "Static",
+                                          SharedBufferMmu::PARTITIONED,
+                                          "Partitioned"))
+            .AddAttribute(
+                "Alpha",
+                "Dynamic-threshold factor, > 0 (typically 1/128 .. 8).",
+                DoubleValue(1.0 / 8),
+                MakeDoubleAccessor(&SharedBufferMmu::SetAlpha, &SharedBufferMmu::GetAlpha),
+                MakeDoubleChecker<double>())
+            .AddAttribute("StaticThreshold",
+                          "Shared bytes one PG may use in Static mode.",
+                          QueueSizeValue(QueueSize("1MB")),
+                          MakeQueueSizeAccessor(&SharedBufferMmu::m_staticThreshold),
+                          MakeQueueSizeChecker())
+            .AddAttribute("ReservedPerPg",
+                          "Guaranteed minimum per (port, PG).",
+                          QueueSizeValue(QueueSize("0B")),
+                          MakeQueueSizeAccessor(&SharedBufferMmu::m_reservedPerPg),
+                          MakeQueueSizeChecker())
+            .AddAttribute("Headroom",
+                          "Headroom per lossless PG. 0B computes it per port from the link: "
+                          "2*rate*delay + 2*MaxFrameSize + rate*PfcResponseTime.",
+                          QueueSizeValue(QueueSize("0B")),
+                          MakeQueueSizeAccessor(&SharedBufferMmu::m_headroomOverride),
+                          MakeQueueSizeChecker())
+            .AddAttribute("MaxFrameSize",
+                          "Largest frame, used in the headroom formula.",
+                          QueueSizeValue(QueueSize("4200B")),
+                          MakeQueueSizeAccessor(&SharedBufferMmu::m_maxFrameSize),
+                          MakeQueueSizeChecker())
+            .AddAttribute("PfcResponseTime",
+                          "Time for the upstream port to act on a pause, used in the "
+                          "headroom formula.",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&SharedBufferMmu::m_pfcResponseTime),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("XonOffset",
+                          "XON is sent when a PG's bytes fall to its threshold minus this.",
+                          QueueSizeValue(QueueSize("8400B")),
+                          MakeQueueSizeAccessor(&SharedBufferMmu::m_xonOffset),
+                          MakeQueueSizeChecker())
+            .AddAttribute("PfcEnabled",
+                          "PFC on this switch. Off, every priority is lossy.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&SharedBufferMmu::m_pfcEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute(
+                "LosslessPriorities",
+                "Priorities that PFC protects, e.g. '3' or '3,4'; '' for none.",
+                StringValue("3"),
+                MakeStringAccessor(&SharedBufferMmu::SetLossless, &SharedBufferMmu::GetLossless),
+                MakeStringChecker())
+            .AddTraceSource("SharedUsed",
+                            "Bytes in the shared pool(s).",
+                            MakeTraceSourceAccessor(&SharedBufferMmu::m_sharedUsed),
+                            "ns3::TracedValueCallback::Uint64");
+    return tid;
+}
+
+SharedBufferMmu::SharedBufferMmu() = default;
+
+void
+SharedBufferMmu::SetAlpha(double alpha)
+{
+    NS_ABORT_MSG_IF(!(alpha > 0) || alpha > 1024,
+                    "SharedBufferMmu: Alpha=" << alpha
+                                              << " out of range: must be > 0 (and <= 1024)");
+    m_alpha = alpha;
+}
+
+double
+SharedBufferMmu::GetAlpha() const
+{
+    return m_alpha;
+}
+
+void
+SharedBufferMmu::SetLossless(std::string s)
+{
+    m_losslessSpec = s;
+    m_losslessMask = 0;
+    std::istringstream in(s);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        if (item.find_first_not_of(" \t") == std::string::npos)
+        {
+            continue;
+        }
+        std::istringstream one(item);
+        unsigned p = 0;
+        std::string rest;
+        bool ok = static_cast<bool>(one >> p) && !(one >> rest);
+        NS_ABORT_MSG_IF(!ok || p >= NUM_PGS,
+                        "SharedBufferMmu: LosslessPriorities entry '"
+                            << item << "' is not a priority 0..7");
+        m_losslessMask |= static_cast<uint8_t>(1u << p);
+    }
+}
+
+std::string
+SharedBufferMmu::GetLossless() const
+{
+    return m_losslessSpec;
+}
+
+bool
+SharedBufferMmu::IsLossless(uint8_t pg) const
+{
+    return m_pfcEnabled && (m_losslessMask & (1u << pg)) != 0;
+}
+
+void
+SharedBufferMmu::Configure(const std::vector<PortLink>& links)
+{
+    NS_ABORT_MSG_IF(m_bufferSize.GetUnit() != QueueSizeUnit::BYTES,
+                    "SharedBufferMmu: BufferSize=" << m_bufferSize << " must be in bytes");
+    m_nPorts = static_cast<uint32_t>(links.size());
+    m_headroom.assign(m_nPorts, 0);
+    m_pgs.assign(m_nPorts * NUM_PGS, PgState());
+    uint32_t nLossless = 0;
+    for (uint8_t pg = 0; pg < NUM_PGS; ++pg)
+    {
+        nLossless += IsLossless(pg) ? 1 : 0;
+    }
+    uint64_t reservedAll = 0;
+    uint64_t headroomAll = 0;
+    for (uint32_t p = 0; p < m_nPorts; ++p)
+    {
+        if (m_headroomOverride.GetValue() > 0)
+        {
+            m_headroom[p] = m_headroomOverride.GetValue();
+        }
+        else
+        {
+            double bytesPerSecond = links[p].rate.GetBitRate() / 8.0;
+            m_headroom[p] = static_cast<uint64_t>(2 * bytesPerSecond * links[p].delay.GetSeconds() +
+                                                  2.0 * m_maxFrameSize.GetValue() +
+                                                  bytesPerSecond * m_pfcResponseTime.GetSeconds());
+        }
+        reservedAll += NUM_PGS * m_reservedPerPg.GetValue();
+        headroomAll += nLossless * m_headroom[p];
+    }
+    uint64_t buffer = m_bufferSize.GetValue();
+    NS_ABORT_MSG_IF(reservedAll + headroomAll >= buffer,
+                    "SharedBufferMmu: BufferSize=" << m_bufferSize << " is smaller than the "
+                                                   << reservedAll << " B of reserves and "
+                                                   << headroomAll << " B of headroom its "
+                                                   << m_nPorts << " ports need");
+    if (m_mode == PARTITIONED)
+    {
+        uint64_t share = buffer / std::max<uint32_t>(1, m_nPorts);
+        m_poolSize.assign(m_nPorts, 0);
+        for (uint32_t p = 0; p < m_nPorts; ++p)
+        {
+            uint64_t need = NUM_PGS * m_reservedPerPg.GetValue() + nLossless * m_headroom[p];
+            NS_ABORT_MSG_IF(need >= share,
+                            "SharedBufferMmu: in Partitioned mode port "
+                                << p << " gets " << share << " B, less than the " << need
+                                << " B of reserves and headroom it needs");
+            m_poolSize[p] = share - need;
+        }
+    }
+    else
+    {
+        m_poolSize.assign(1, buffer - reservedAll - headroomAll);
+    }
+    m_poolUsed.assign(m_poolSize.size(), 0);
+    m_sharedUsed = 0;
+    m_totalBytes = 0;
+    m_configured = true;
+}
+
+bool
+SharedBufferMmu::IsConfigured() const
+{
+    return m_configured;
+}
+
+uint32_t
+SharedBufferMmu::PoolIndex(uint32_t port) const
+{
+    return m_mode == PARTITIONED ? port : 0;
+}
+
+uint64_t
+SharedBufferMmu::GetThreshold(uint32_t port, uint8_t /* pg */) const
+{
+    if (m_mode == STATIC)
+    {
+        return m_staticThreshold.GetValue();
+    }
+    uint32_t i = PoolIndex(port);
+    return static_cast<uint64_t>(m_alpha * static_cast<double>(m_poolSize[i] - m_poolUsed[i]));
+}
+
+SharedBufferMmu::Admission
+SharedBufferMmu::Admit(uint32_t port, uint8_t pg, uint32_t bytes)
+{
+    PgState& s = m_pgs[port * NUM_PGS + pg];
+    Admission a;
+    if (s.reserved + bytes <= m_reservedPerPg.GetValue())
+    {
+        s.reserved += bytes;
+        a.admitted = true;
+        a.pool = RESERVED;
+    }
+    else
+    {
+        bool lossless = IsLossless(pg);
+        uint32_t pi = PoolIndex(port);
+        bool poolHasRoom = m_poolUsed[pi] + bytes <= m_poolSize[pi];
+        bool underThreshold = s.shared + bytes <= GetThreshold(port, pg);
+        if (poolHasRoom && underThreshold && !(lossless && s.xoff))
+        {
+            s.shared += bytes;
+            m_poolUsed[pi] += bytes;
+            m_sharedUsed += bytes;
+            a.admitted = true;
+            a.pool = SHARED;
+        }
+        else if (lossless && s.headroom + bytes <= m_headroom[port])
+        {
+            s.headroom += bytes;
+            s.maxHeadroom = std::max(s.maxHeadroom, s.headroom);
+            a.admitted = true;
+            a.pool = HEADROOM;
+            if (!s.xoff)
+            {
+                s.xoff = true;
+                a.sendXoff = true;
+            }
+        }
+        else
+        {
+            a.reason = lossless ? DROP_HEADROOM : (poolHasRoom ? DROP_THRESHOLD : DROP_BUFFER_FULL);
+            return a;
+        }
+    }
+    m_totalBytes += bytes;
+    s.maxBytes = std::max(s.maxBytes, s.reserved + s.shared + s.headroom);
+    return a;
+}
+
+bool
+SharedBufferMmu::Release(uint32_t port, uint8_t pg, uint32_t bytes, Pool pool)
+{
+    PgState& s = m_pgs[port * NUM_PGS + pg];
+    switch (pool)
+    {
+    case RESERVED:
+        NS_ASSERT(s.reserved >= bytes);
+        s.reserved -= bytes;
+        break;
+    case SHARED: {
+        uint32_t pi = PoolIndex(port);
+        NS_ASSERT(s.shared >= bytes && m_poolUsed[pi] >= bytes);
+        s.shared -= bytes;
+        m_poolUsed[pi] -= bytes;
+        m_sharedUsed -= bytes;
+        break;
+    }
+    case HEADROOM:
+        NS_ASSERT(s.headroom >= bytes);
+        s.headroom -= bytes;
+        break;
+    }
+    m_totalBytes -= bytes;
+    if (!s.xoff)
+    {
+        return false;
+    }
+    uint64_t held = s.shared + s.headroom;
+    uint64_t t = GetThreshold(port, pg);
+    if (held == 0 || held + m_xonOffset.GetValue() <= t)
+    {
+        s.xoff = false;
+        return true;
+    }
+    return false;
+}
+
+uint64_t
+SharedBufferMmu::GetHeadroom(uint32_t port) const
+{
+    return m_headroom.at(port);
+}
+
+uint64_t
+SharedBufferMmu::GetPgBytes(uint32_t port, uint8_t pg) const
+{
+    const PgState& s = m_pgs.at(port * NUM_PGS + pg);
+    return s.reserved + s.shared + s.headroom;
+}
+
+uint64_t
+SharedBufferMmu::GetPgMaxBytes(uint32_t port, uint8_t pg) const
+{
+    return m_pgs.at(port * NUM_PGS + pg).maxBytes;
+}
+
+uint64_t
+SharedBufferMmu::GetPgHeadroomBytes(uint32_t port, uint8_t pg) const
+{
+    return m_pgs.at(port * NUM_PGS + pg).headroom;
+}
+
+uint64_t
+SharedBufferMmu::GetPgMaxHeadroomBytes(uint32_t port, uint8_t pg) const
+{
+    return m_pgs.at(port * NUM_PGS + pg).maxHeadroom;
+}
+
+bool
+SharedBufferMmu::IsXoff(uint32_t port, uint8_t pg) const
+{
+    return m_pgs.at(port * NUM_PGS + pg).xoff;
+}
+
+uint64_t
+SharedBufferMmu::GetTotalBytes() const
+{
+    return m_totalBytes;
+}
+
+uint64_t
+SharedBufferMmu::GetSharedUsed() const
+{
+    return m_sharedUsed;
+}
+
+uint64_t
+SharedBufferMmu::GetSharedPoolSize() const
+{
+    return m_poolSize.empty() ? 0 : m_poolSize[0];
+}
+
+uint64_t
+SharedBufferMmu::GetBufferSize() const
+{
+    return m_bufferSize.GetValue();
+}
+
+SharedBufferMmu::Mode
+SharedBufferMmu::GetMode() const
+{
+    return m_mode;
+}
+
+} // namespace ns3
