@@ -179,6 +179,31 @@ RoceHelper::FindNic(Ipv4Address address)
     return nullptr;
 }
 
+TypeId
+RoceHelper::CongestionControlByName(const std::string& name)
+{
+    static const std::vector<std::pair<std::string, std::string>> shortNames = {
+        {"none", "ns3::RoceCcNone"},
+    };
+    std::string known;
+    for (const auto& [shortName, typeName] : shortNames)
+    {
+        if (name == shortName)
+        {
+            return TypeId::LookupByName(typeName);
+        }
+        known += (known.empty() ? "" : ", ") + shortName;
+    }
+    TypeId tid;
+    if (TypeId::LookupByNameFailSafe(name, &tid) &&
+        tid.IsChildOf(TypeId::LookupByName("ns3::RoceCongestionOps")))
+    {
+        return tid;
+    }
+    NS_FATAL_ERROR("unknown congestion control '" << name << "' (known: " << known
+                                                  << ", or a RoceCongestionOps TypeId name)");
+}
+
 void
 RoceHelper::EnablePcapInternal(std::string prefix,
                                Ptr<NetDevice> nd,

@@ -131,6 +131,15 @@ class RoceHelper : public PcapHelperForDevice
      */
     static Ptr<RoceNetDevice> FindNic(Ipv4Address address);
 
+    /**
+     * \brief Resolve a congestion-control name as users type it on a command
+     * line ("none", or a full TypeId name such as "ns3::RoceCcNone").
+     * Aborts with the list of known names if the name is unknown.
+     * \param name the name
+     * \return the TypeId, a subclass of RoceCongestionOps
+     */
+    static TypeId CongestionControlByName(const std::string& name);
+
   private:
     /**
      * \brief Create one end of a link on a node.

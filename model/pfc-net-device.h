@@ -141,6 +141,9 @@ class PfcNetDevice : public NetDevice
     /** \return bytes (frames without FCS) this device has put on the wire */
     uint64_t GetTxBytes() const;
 
+    /** \return frames this device dropped (any reason) */
+    uint64_t GetDrops() const;
+
     /**
      * TracedCallback signature for PFC frames.
      * \param priority the priority
@@ -230,6 +233,13 @@ class PfcNetDevice : public NetDevice
     bool DeliverUp(Ptr<Packet> p);
 
     /**
+     * \brief Drop a frame: count it and fire the Drop trace.
+     * \param p the frame
+     * \param reason why
+     */
+    void DropFrame(Ptr<const Packet> p, const char* reason);
+
+    /**
      * \brief Add an Ethernet II header addressed to the link peer.
      * \param p the packet
      * \param etherType the EtherType
@@ -287,6 +297,7 @@ class PfcNetDevice : public NetDevice
     PfcStats m_pfcStats;
     uint64_t m_txFrames{0};
     uint64_t m_txBytes{0};
+    uint64_t m_drops{0};
 
     TracedCallback<uint8_t, uint16_t> m_pfcTxTrace; //!< PFC frame sent
     TracedCallback<uint8_t, uint16_t> m_pfcRxTrace; //!< PFC frame received

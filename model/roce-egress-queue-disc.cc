@@ -242,7 +242,6 @@ RoceEgressQueueDisc::DoEnqueue(Ptr<QueueDiscItem> qdItem)
         DropBeforeEnqueue(item, a.reason);
         return false;
     }
-    item->m_pool = a.pool;
     if (a.sendXoff)
     {
         item->m_ingress->SetXoff(prio, true);
@@ -330,10 +329,7 @@ RoceEgressQueueDisc::DoDequeue()
         MaybeMark(item, m_bytes[q]);
     }
     m_bytes[q] -= size;
-    if (m_mmu->Release(item->m_ingressIndex,
-                       item->m_priority,
-                       size,
-                       static_cast<SharedBufferMmu::Pool>(item->m_pool)))
+    if (m_mmu->Release(item->m_ingressIndex, item->m_priority, size))
     {
         item->m_ingress->SetXoff(item->m_priority, false);
     }

@@ -24,9 +24,8 @@ class PfcNetDevice;
  * about it on ingress.
  *
  * It is the only per-packet object a switch allocates; it carries the
- * ingress port and priority group at which the MMU counts the packet, and
- * the pool it was counted in, so that its departure releases exactly what
- * its arrival took.
+ * ingress port and priority group at which the MMU counts the packet, so
+ * that its departure releases exactly what its arrival took.
  */
 class RoceSwitchItem : public QueueDiscItem
 {
@@ -51,7 +50,6 @@ class RoceSwitchItem : public QueueDiscItem
     PfcNetDevice* m_ingress; //!< ingress port (PFC is sent there)
     uint16_t m_ingressIndex; //!< ingress port index (MMU accounting)
     uint8_t m_priority;      //!< priority and PG
-    uint8_t m_pool{0};       //!< SharedBufferMmu::Pool it is counted in
     bool m_ect;              //!< ECN-capable transport
 };
 

@@ -342,7 +342,7 @@ RoceNetDevice::ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame)
     uint32_t size = p->GetSize();
     if (m_rxBytes + size > m_rxBufferSize.GetValue())
     {
-        m_dropTrace(p, DROP_RX_BUFFER_FULL);
+        DropFrame(p, DROP_RX_BUFFER_FULL);
         return;
     }
     uint8_t prio = DscpToPriority(frame.dscp);
@@ -399,7 +399,7 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
     Ptr<RoceQueuePair> qp = GetQp(f.destQp);
     if (!qp)
     {
-        m_dropTrace(p, DROP_UNKNOWN_QP);
+        DropFrame(p, DROP_UNKNOWN_QP);
         return;
     }
     p->RemoveAtStart(RoceFrame::ETH_BYTES + RoceFrame::IPV4_BYTES + RoceFrame::UDP_BYTES);
@@ -422,7 +422,7 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
     }
     else
     {
-        m_dropTrace(p, DROP_UNSUPPORTED_OPCODE);
+        DropFrame(p, DROP_UNSUPPORTED_OPCODE);
     }
 }
 

@@ -524,6 +524,10 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho)
     {
         ArmRto();
     }
+    else
+    {
+        m_rtoEvent.Cancel(); // nothing outstanding: no timer event left behind
+    }
     return true;
 }
 

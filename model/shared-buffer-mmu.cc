@@ -286,36 +286,27 @@ SharedBufferMmu::Admit(uint32_t port, uint8_t pg, uint32_t bytes)
 }
 
 bool
-SharedBufferMmu::Release(uint32_t port, uint8_t pg, uint32_t bytes, Pool pool)
+SharedBufferMmu::Release(uint32_t port, uint8_t pg, uint32_t bytes)
 {
     PgState& s = m_pgs[port * NUM_PGS + pg];
-    switch (pool)
-    {
-    case RESERVED:
-        NS_ASSERT(s.reserved >= bytes);
-        s.reserved -= bytes;
-        break;
-    case SHARED: {
-        uint32_t pi = PoolIndex(port);
-        NS_ASSERT(s.shared >= bytes && m_poolUsed[pi] >= bytes);
-        s.shared -= bytes;
-        m_poolUsed[pi] -= bytes;
-        m_sharedUsed -= bytes;
-        break;
-    }
-    case HEADROOM:
-        NS_ASSERT(s.headroom >= bytes);
-        s.headroom -= bytes;
-        break;
-    }
+    NS_ABORT_MSG_IF(s.reserved + s.shared + s.headroom < bytes,
+                    "SharedBufferMmu: port " << port << " PG " << +pg << " releases " << bytes
+                                             << " B but holds "
+                                             << s.reserved + s.shared + s.headroom);
+    uint64_t fromHeadroom = std::min<uint64_t>(bytes, s.headroom);
+    s.headroom -= fromHeadroom;
+    uint64_t rest = bytes - fromHeadroom;
+    uint64_t fromShared = std::min(rest, s.shared);
+    s.shared -= fromShared;
+    m_poolUsed[PoolIndex(port)] -= fromShared;
+    m_sharedUsed -= fromShared;
+    s.reserved -= rest - fromShared;
     m_totalBytes -= bytes;
-    if (!s.xoff)
+    if (!s.xoff || s.headroom > 0)
     {
         return false;
     }
-    uint64_t held = s.shared + s.headroom;
-    uint64_t t = GetThreshold(port, pg);
-    if (held == 0 || held + m_xonOffset.GetValue() <= t)
+    if (s.shared == 0 || s.shared + m_xonOffset.GetValue() <= GetThreshold(port, pg))
     {
         s.xoff = false;
         return true;

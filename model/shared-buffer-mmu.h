@@ -36,7 +36,8 @@ namespace ns3
  *
  * A lossless PG whose next packet no longer fits under T sends XOFF, and its
  * later arrivals go to headroom; it sends XON once its bytes fall to
- * T - XonOffset (or to zero). A lossy PG drops what does not fit. With
+ * T - XonOffset with its headroom empty (or to zero). A lossy PG drops what
+ * does not fit. With
  * headroom as computed, a lossless PG never drops.
  *
  * The class holds no simulator state: the switch calls Admit() and Release()
@@ -112,13 +113,17 @@ class SharedBufferMmu : public Object
 
     /**
      * \brief A packet left its egress queue.
+     *
+     * A PG's bytes are one count split over the pools, and departures drain
+     * headroom first, then shared, then reserved, as switch MMUs do: a
+     * packet's bytes need not leave from the pool it arrived in, and headroom
+     * empties as soon as the PG drains below its threshold.
      * \param port ingress port it was counted at
      * \param pg ingress priority group
      * \param bytes size
-     * \param pool the pool Admit() counted it in
      * \return true if the PG should now send XON
      */
-    bool Release(uint32_t port, uint8_t pg, uint32_t bytes, Pool pool);
+    bool Release(uint32_t port, uint8_t pg, uint32_t bytes);
 
     /**
      * \param pg a priority group

@@ -1,0 +1,97 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-stats-helper.h"
+
+#include "ns3/node-list.h"
+#include "ns3/node.h"
+#include "ns3/pfc-net-device.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <string>
+
+namespace ns3
+{
+
+RoceFabricStats
+RoceFabricStats::Collect()
+{
+    RoceFabricStats s;
+    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
+    {
+        Ptr<Node> node = *it;
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            Ptr<PfcNetDevice> dev = DynamicCast<PfcNetDevice>(node->GetDevice(d));
+            if (!dev)
+            {
+                continue;
+            }
+            s.packetHops += dev->GetTxFrames();
+            s.drops += dev->GetDrops();
+            PfcNetDevice::PfcStats pfc = dev->GetPfcStats();
+            for (uint32_t p = 0; p < PfcNetDevice::NUM_PRIORITIES; ++p)
+            {
+                s.pfcPauseTx += pfc.pauseTx[p];
+                s.pfcResumeTx += pfc.resumeTx[p];
+            }
+            Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(dev);
+            for (uint32_t q = 0; nic && q < nic->GetNQps(); ++q)
+            {
+                const RoceQueuePair::Stats& qs = nic->GetQpByIndex(q)->GetStats();
+                s.cnpSent += qs.cnpSent;
+                s.retransmits += qs.retransmittedPackets;
+                s.timeouts += qs.timeouts;
+                s.bytesDelivered += qs.bytesDelivered;
+            }
+        }
+        Ptr<RoceSwitch> sw = node->GetObject<RoceSwitch>();
+        if (!sw)
+        {
+            continue;
+        }
+        s.bufferedBytes += sw->GetBufferedBytes();
+        s.drops += sw->GetNoRouteDrops();
+        for (uint32_t i = 0; i < sw->GetNPorts(); ++i)
+        {
+            Ptr<RoceEgressQueueDisc> q = sw->GetPort(i)->GetQueueDisc();
+            for (uint8_t p = 0; p < RoceEgressQueueDisc::NUM_PRIORITIES; ++p)
+            {
+                s.drops += q->GetDrops(p);
+                s.ecnMarked += q->GetEcnMarks(p);
+                s.maxQueueBytes = std::max(s.maxQueueBytes, q->GetMaxQueueBytes(p));
+            }
+        }
+    }
+    return s;
+}
+
+void
+RoceFabricStats::WriteJsonMembers(std::ostream& os, int indent) const
+{
+    std::string pad(indent, ' ');
+    os << pad << "\"packet_hops\": " << packetHops << ",\n"
+       << pad << "\"pfc_pause_tx\": " << pfcPauseTx << ",\n"
+       << pad << "\"pfc_resume_tx\": " << pfcResumeTx << ",\n"
+       << pad << "\"drops\": " << drops << ",\n"
+       << pad << "\"ecn_marked\": " << ecnMarked << ",\n"
+       << pad << "\"cnp_sent\": " << cnpSent << ",\n"
+       << pad << "\"max_queue_bytes\": " << maxQueueBytes << ",\n"
+       << pad << "\"buffer_leftover_bytes\": " << bufferedBytes << ",\n"
+       << pad << "\"retransmits\": " << retransmits << ",\n"
+       << pad << "\"timeouts\": " << timeouts << ",\n"
+       << pad << "\"bytes_delivered\": " << bytesDelivered;
+}
+
+void
+RoceFabricStats::WriteBenchLines(std::ostream& os) const
+{
+    os << "BENCH sim_time_s=" << Simulator::Now().GetSeconds() << "\n"
+       << "BENCH events=" << Simulator::GetEventCount() << "\n"
+       << "BENCH packet_hops=" << packetHops << "\n";
+}
+
+} // namespace ns3

@@ -1,0 +1,20 @@
+#! /usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Examples that ns-3's test.py runs in-tree, and that the standalone ctest
+# smoke-runs (cmake/rocev2-standalone.cmake reads this file). Each example
+# exits non-zero when its own invariants fail (bytes missing, buffers not
+# drained), so a run is a check, not just a crash test.
+#
+# A list of C++ examples to run in order to ensure that they remain
+# buildable and runnable over time. Each tuple in the list contains
+#
+#     (example_name, do_run, do_valgrind_run).
+cpp_examples = [
+    ("rocev2-two-hosts --size=1000000", "True", "True"),
+    ("rocev2-two-hosts --size=2000000 --qps=4 --error-rate=0.01", "True", "False"),
+]
+
+# A list of Python examples to run in order to ensure that they remain
+# runnable over time.
+python_examples = []
