@@ -191,6 +191,21 @@ RoceSwitchHelper::PopulateRoutes()
     }
 }
 
+int64_t
+RoceSwitchHelper::AssignStreams(int64_t stream)
+{
+    int64_t used = 0;
+    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
+    {
+        Ptr<RoceSwitch> sw = (*it)->GetObject<RoceSwitch>();
+        for (uint32_t p = 0; sw && p < sw->GetNPorts(); ++p)
+        {
+            used += sw->GetPort(p)->GetQueueDisc()->AssignStreams(stream + used);
+        }
+    }
+    return used;
+}
+
 uint64_t
 RoceSwitchHelper::GetBufferedBytes()
 {

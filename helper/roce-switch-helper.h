@@ -68,6 +68,15 @@ class RoceSwitchHelper
      */
     static void PopulateRoutes();
 
+    /**
+     * \brief Fix the random streams of every switch (the RED marking coins of
+     * their egress queue discs), in node order, so that runs in one process
+     * repeat exactly.
+     * \param stream first stream index
+     * \return the number of streams used
+     */
+    static int64_t AssignStreams(int64_t stream);
+
     /** \return bytes still counted by the MMUs of all switches (0 when drained) */
     static uint64_t GetBufferedBytes();
 

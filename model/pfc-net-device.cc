@@ -17,6 +17,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 namespace ns3
@@ -345,9 +346,7 @@ PfcNetDevice::ReceivePfc(Ptr<Packet> p)
             m_pausedMask |= bit;
             m_pauseStart[prio] = Simulator::Now();
         }
-        Time pause =
-            PicoSeconds(static_cast<int64_t>(uint64_t(quanta) * PfcHeader::BITS_PER_QUANTUM *
-                                             1000000000000ULL / m_bps.GetBitRate()));
+        Time pause = PauseTime(quanta);
         m_pauseExpiry[prio] = Simulator::Schedule(pause, &PfcNetDevice::PauseExpired, this, prio);
     }
 }
@@ -369,6 +368,14 @@ PfcNetDevice::PauseExpired(uint8_t priority)
 void
 PfcNetDevice::NotifyResume(uint8_t /* priority */)
 {
+}
+
+Time
+PfcNetDevice::PauseTime(uint16_t quanta) const
+{
+    // quanta * 512 bit times; in double, since quanta * 512 * 1e12 overflows 64 bits.
+    return PicoSeconds(static_cast<int64_t>(
+        std::llround(double(quanta) * PfcHeader::BITS_PER_QUANTUM * 1e12 / m_bps.GetBitRate())));
 }
 
 bool
@@ -417,9 +424,7 @@ PfcNetDevice::RefreshPause(uint8_t priority)
     }
     ++m_pfcStats.pauseTx[priority];
     SendPfc(priority, m_pauseQuanta);
-    Time pause =
-        PicoSeconds(static_cast<int64_t>(uint64_t(m_pauseQuanta) * PfcHeader::BITS_PER_QUANTUM *
-                                         1000000000000ULL / m_bps.GetBitRate()));
+    Time pause = PauseTime(m_pauseQuanta);
     m_refreshEvent[priority] =
         Simulator::Schedule(pause * m_refreshFraction, &PfcNetDevice::RefreshPause, this, priority);
 }

@@ -112,6 +112,12 @@ class PfcNetDevice : public NetDevice
     bool IsXoff(uint8_t priority) const;
 
     /**
+     * \param quanta a pause time in quanta
+     * \return its duration at this device's rate (quanta x 512 bit times)
+     */
+    Time PauseTime(uint16_t quanta) const;
+
+    /**
      * \param priority a priority (0..7)
      * \return true while the peer has paused this priority here
      */

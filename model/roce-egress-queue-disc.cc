@@ -4,13 +4,13 @@
 #include "roce-egress-queue-disc.h"
 
 #include "pfc-net-device.h"
+#include "roce-encap-header.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/drop-tail-queue.h"
 #include "ns3/enum.h"
-#include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
@@ -50,14 +50,10 @@ RoceSwitchItem::Mark()
         return false;
     }
     Ptr<Packet> p = GetPacket();
-    EthernetHeader eth(false);
-    p->RemoveHeader(eth);
-    Ipv4Header ip;
-    p->RemoveHeader(ip);
-    ip.SetEcn(Ipv4Header::ECN_CE);
-    ip.EnableChecksum();
-    p->AddHeader(ip);
-    p->AddHeader(eth);
+    RoceEncapHeader encap;
+    p->RemoveHeader(encap);
+    encap.SetEcn(Ipv4Header::ECN_CE);
+    p->AddHeader(encap);
     m_ect = false; // CE now: never marked twice
     return true;
 }

@@ -5,13 +5,13 @@
 
 #include "roce-aeth-header.h"
 #include "roce-bth-header.h"
+#include "roce-encap-header.h"
 #include "roce-icrc-trailer.h"
 
 #include "ns3/abort.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
-#include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -228,22 +228,13 @@ RoceNetDevice::AddRoceHeaders(Ptr<Packet> p,
                               uint8_t priority,
                               bool ect)
 {
-    UdpHeader udp;
-    udp.SetSourcePort(sport);
-    udp.SetDestinationPort(RoceFrame::ROCEV2_UDP_PORT);
-    p->AddHeader(udp);
-    Ipv4Header ip;
-    ip.SetSource(m_ipv4);
-    ip.SetDestination(dst);
-    ip.SetProtocol(17);
-    ip.SetPayloadSize(p->GetSize());
-    ip.SetTtl(64);
-    ip.SetDontFragment();
-    ip.SetDscp(static_cast<Ipv4Header::DscpType>(PriorityToDscp(priority)));
-    ip.SetEcn(ect ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT);
-    ip.EnableChecksum();
-    p->AddHeader(ip);
-    AddEthernetHeader(p, RoceFrame::ETHERTYPE_IPV4);
+    RoceEncapHeader encap;
+    encap.SetMacs(Mac48Address::ConvertFrom(GetAddress()), GetPeerMac());
+    encap.SetAddresses(m_ipv4, dst);
+    encap.SetDscp(PriorityToDscp(priority));
+    encap.SetEcn(ect ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT);
+    encap.SetSourcePort(sport);
+    p->AddHeader(encap);
 }
 
 void

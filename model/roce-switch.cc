@@ -30,12 +30,13 @@ RoceSwitch::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("Rocev2")
             .AddConstructor<RoceSwitch>()
-            .AddAttribute("EcmpSeed",
-                          "Seed of this switch's ECMP hash. 0 derives one from the node id "
-                          "and the run's RngSeed/RngRun, so that switches do not polarise.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&RoceSwitch::m_seedAttr),
-                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute(
+                "EcmpSeed",
+                "Seed of this switch's ECMP hash. 0 derives one from the node id "
+                "and the run's RngSeed/RngRun, so that switches do not polarise.",
+                UintegerValue(0),
+                MakeUintegerAccessor(&RoceSwitch::SetEcmpSeed, &RoceSwitch::GetEcmpSeedAttribute),
+                MakeUintegerChecker<uint32_t>())
             .AddAttribute("EcmpUseQp",
                           "E-ECMP: also hash the BTH destination QP.",
                           BooleanValue(false),
@@ -220,6 +221,19 @@ RoceSwitch::Lookup(Ipv4Address dst) const
 {
     int32_t g = FindGroup(dst.Get());
     return g < 0 ? std::vector<uint32_t>() : m_groupIndices[g];
+}
+
+void
+RoceSwitch::SetEcmpSeed(uint32_t seed)
+{
+    m_seedAttr = seed;
+    m_seedSet = false; // derive again on next use
+}
+
+uint32_t
+RoceSwitch::GetEcmpSeedAttribute() const
+{
+    return m_seedAttr;
 }
 
 uint64_t

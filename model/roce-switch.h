@@ -102,6 +102,12 @@ class RoceSwitch : public Object
     /** \return the 64-bit seed this switch hashes with */
     uint64_t GetEcmpSeed() const;
 
+    /** \param seed the EcmpSeed attribute (0 = derive from node id and run) */
+    void SetEcmpSeed(uint32_t seed);
+
+    /** \return the EcmpSeed attribute */
+    uint32_t GetEcmpSeedAttribute() const;
+
     /**
      * \brief A port received a frame.
      * \param in the ingress port

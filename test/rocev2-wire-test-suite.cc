@@ -21,7 +21,7 @@ class RoceHeaderRoundTripTestCase : public TestCase
 {
   public:
     RoceHeaderRoundTripTestCase()
-        : TestCase("BTH/RETH/AETH/ICRC/PFC serialize and deserialize at field limits")
+        : TestCase("BTH, RETH, AETH, ICRC and PFC serialize and deserialize at field limits")
     {
     }
 
