@@ -176,10 +176,13 @@ SharedBufferMmu::Configure(const std::vector<PortLink>& links)
         }
         else
         {
-            double bytesPerSecond = links[p].rate.GetBitRate() / 8.0;
-            m_headroom[p] = static_cast<uint64_t>(2 * bytesPerSecond * links[p].delay.GetSeconds() +
-                                                  2.0 * m_maxFrameSize.GetValue() +
-                                                  bytesPerSecond * m_pfcResponseTime.GetSeconds());
+            // Exact integer arithmetic, rounded up: headroom is at least the formula.
+            unsigned __int128 bitPs = static_cast<unsigned __int128>(links[p].rate.GetBitRate()) *
+                                      static_cast<uint64_t>(2 * links[p].delay.GetPicoSeconds() +
+                                                            m_pfcResponseTime.GetPicoSeconds());
+            const unsigned __int128 psPerByte = 8000000000000ULL; // 8 bits x 1e12 ps/s
+            m_headroom[p] = static_cast<uint64_t>((bitPs + psPerByte - 1) / psPerByte) +
+                            2 * m_maxFrameSize.GetValue();
         }
         reservedAll += NUM_PGS * m_reservedPerPg.GetValue();
         headroomAll += nLossless * m_headroom[p];
