@@ -31,6 +31,9 @@ main(int argc, char* argv[])
     uint32_t qps = 1;
     double errorRate = 0;
     std::string rto = "100us";
+    uint32_t priority = 3;
+    std::string drainRate = "0bps";
+    std::string remote;
     std::string pcap;
     std::string json;
 
@@ -44,6 +47,14 @@ main(int argc, char* argv[])
                  "Per-packet loss probability on the link (both directions)",
                  errorRate);
     cmd.AddValue("rto", "Retransmission timeout of the QPs", rto);
+    cmd.AddValue("priority", "Priority of the QPs (0..7)", priority);
+    cmd.AddValue("rx-drain-rate",
+                 "Host drain rate of the receiver's NIC buffer (0bps: no bottleneck); below the "
+                 "link rate the receiver pauses the sender with PFC",
+                 drainRate);
+    cmd.AddValue("remote",
+                 "Create the QPs towards this IPv4 address instead of host 1's NIC",
+                 remote);
     cmd.AddValue("pcap", "Write pcap files with this prefix", pcap);
     cmd.AddValue("json", "Write results as JSON to this file", json);
     cmd.Parse(argc, argv);
@@ -58,6 +69,8 @@ main(int argc, char* argv[])
     roce.SetNicAttribute("PayloadMtu", UintegerValue(mtu));
     roce.SetChannelAttribute("Delay", StringValue(delay));
     roce.SetQpAttribute("RetransmitTimeout", StringValue(rto));
+    roce.SetQpAttribute("Priority", UintegerValue(priority));
+    roce.SetNicAttribute("RxDrainRate", StringValue(drainRate));
     NetDeviceContainer nics = roce.Install(hosts.Get(0), hosts.Get(1));
     if (errorRate > 0)
     {
@@ -78,7 +91,8 @@ main(int argc, char* argv[])
     std::vector<Ptr<RoceQueuePair>> receivers;
     for (uint32_t q = 0; q < qps; ++q)
     {
-        auto [s, r] = roce.CreateQp(nics.Get(0), nics.Get(1));
+        auto [s, r] = remote.empty() ? roce.CreateQp(nics.Get(0), nics.Get(1))
+                                     : roce.CreateQp(nics.Get(0), Ipv4Address(remote.c_str()));
         senders.push_back(s);
         receivers.push_back(r);
     }

@@ -105,11 +105,11 @@ RoceQueuePair::GetTypeId()
                             "The receiver accepted the last packet of a message "
                             "(message bytes, receiver MSN).",
                             MakeTraceSourceAccessor(&RoceQueuePair::m_messageReceivedTrace),
-                            "ns3::TracedValueCallback::Uint64")
+                            "ns3::RoceQueuePair::MessageReceivedTracedCallback")
             .AddTraceSource("Error",
                             "The QP entered the error state (QPN).",
                             MakeTraceSourceAccessor(&RoceQueuePair::m_errorTrace),
-                            "ns3::TracedValueCallback::Uint32");
+                            "ns3::RoceQueuePair::ErrorTracedCallback");
     return tid;
 }
 
@@ -343,7 +343,9 @@ RoceQueuePair::BuildNextPacket()
                    : (last ? RoceBthHeader::SEND_LAST : RoceBthHeader::SEND_MIDDLE);
     }
 
-    Ptr<Packet> p = Create<Packet>(payload);
+    // The payload is padded to a 4-byte multiple on the wire (BTH PadCnt).
+    uint8_t pad = static_cast<uint8_t>((4 - (payload & 3)) & 3);
+    Ptr<Packet> p = Create<Packet>(payload + pad);
     p->AddTrailer(RoceIcrcTrailer());
     if (first && m.write)
     {
@@ -358,8 +360,7 @@ RoceQueuePair::BuildNextPacket()
     bth.SetDestQp(m_remoteQpn);
     bth.SetPsn(RocePsn::ToWire(seq));
     bth.SetAckReq(last);
-    // Pad count: payload padded to a 4-byte multiple on the wire.
-    bth.SetPadCount(static_cast<uint8_t>((4 - (payload & 3)) & 3));
+    bth.SetPadCount(pad);
     p->AddHeader(bth);
     m_nic->AddRoceHeaders(p, m_remoteAddress, m_sourcePort, m_priority, true);
 
@@ -611,7 +612,7 @@ RoceQueuePair::ReceiveData(Ptr<Packet> p, const RoceBthHeader& bth, bool ce)
         return;
     }
     uint8_t op = bth.GetOpcode();
-    uint32_t payload = p->GetSize() - RoceIcrcTrailer::SIZE;
+    uint32_t payload = p->GetSize() - RoceIcrcTrailer::SIZE - bth.GetPadCount();
     if (RoceBthHeader::IsFirst(op))
     {
         m_rcvMessageBytes = 0;

@@ -87,6 +87,19 @@ class RoceQueuePair : public Object
     typedef void (*DeliverTracedCallback)(uint32_t psn, uint32_t bytes);
 
     /**
+     * TracedCallback signature for a message received in full.
+     * \param bytes the message size
+     * \param msn the receiver's message sequence number after it
+     */
+    typedef void (*MessageReceivedTracedCallback)(uint64_t bytes, uint64_t msn);
+
+    /**
+     * TracedCallback signature for the error state.
+     * \param qpn the local QP number
+     */
+    typedef void (*ErrorTracedCallback)(uint32_t qpn);
+
+    /**
      * \brief Get the type ID.
      * \return the object TypeId
      */
