@@ -126,8 +126,8 @@ RoceHelper::CreateQp(Ptr<NetDevice> a, Ptr<NetDevice> b)
     Ptr<RoceQueuePair> qb = m_qpFactory.Create<RoceQueuePair>();
     uint32_t qpnA = na->AddQp(qa);
     uint32_t qpnB = nb->AddQp(qb);
-    na->ConnectQp(qa, qpnB, nb->GetIpv4Address());
-    nb->ConnectQp(qb, qpnA, na->GetIpv4Address());
+    na->ConnectQp(qa, qpnB, nb->GetIpv4Address(), qb->GetInitialPsn());
+    nb->ConnectQp(qb, qpnA, na->GetIpv4Address(), qa->GetInitialPsn());
     return {qa, qb};
 }
 

@@ -165,7 +165,10 @@ RoceNetDevice::AddQp(Ptr<RoceQueuePair> qp)
 }
 
 void
-RoceNetDevice::ConnectQp(Ptr<RoceQueuePair> qp, uint32_t remoteQpn, Ipv4Address remoteAddress)
+RoceNetDevice::ConnectQp(Ptr<RoceQueuePair> qp,
+                         uint32_t remoteQpn,
+                         Ipv4Address remoteAddress,
+                         uint32_t remoteInitialPsn)
 {
     uint32_t qpn = 0;
     for (std::size_t i = 0; i < m_qps.size(); ++i)
@@ -182,7 +185,7 @@ RoceNetDevice::ConnectQp(Ptr<RoceQueuePair> qp, uint32_t remoteQpn, Ipv4Address 
     NS_ABORT_MSG_IF(!proto,
                     "RoceNetDevice: CongestionControl=" << m_ccType.GetName()
                                                         << " is not a RoceCongestionOps");
-    qp->Connect(this, qpn, remoteQpn, remoteAddress, proto->Fork());
+    qp->Connect(this, qpn, remoteQpn, remoteAddress, remoteInitialPsn, proto->Fork());
 }
 
 Ptr<RoceQueuePair>

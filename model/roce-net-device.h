@@ -78,8 +78,12 @@ class RoceNetDevice : public PfcNetDevice
      * \param qp the queue pair
      * \param remoteQpn the peer's QP number
      * \param remoteAddress the peer's IPv4 address
+     * \param remoteInitialPsn the PSN the peer sends first
      */
-    void ConnectQp(Ptr<RoceQueuePair> qp, uint32_t remoteQpn, Ipv4Address remoteAddress);
+    void ConnectQp(Ptr<RoceQueuePair> qp,
+                   uint32_t remoteQpn,
+                   Ipv4Address remoteAddress,
+                   uint32_t remoteInitialPsn);
 
     /**
      * \param qpn a QP number

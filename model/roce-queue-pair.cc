@@ -136,6 +136,7 @@ RoceQueuePair::Connect(Ptr<RoceNetDevice> nic,
                        uint32_t qpn,
                        uint32_t remoteQpn,
                        Ipv4Address remoteAddress,
+                       uint32_t remoteInitialPsn,
                        Ptr<RoceCongestionOps> cc)
 {
     NS_ABORT_MSG_IF(m_state != RESET, "RoceQueuePair: QP " << qpn << " is already connected");
@@ -159,7 +160,7 @@ RoceQueuePair::Connect(Ptr<RoceNetDevice> nic,
         m_sourcePort = static_cast<uint16_t>(0xC000 | (x & 0x3FFF));
     }
     m_sndUna = m_sndNxt = m_sndMax = m_sndEnd = m_initialPsn;
-    m_rcvNxt = m_initialPsn;
+    m_rcvNxt = remoteInitialPsn & RocePsn::MASK;
     RoceCcContext ctx;
     ctx.lineRate = nic->GetDataRate();
     ctx.mtu = m_mtu;
@@ -210,6 +211,12 @@ RoceQueuePair::Post(uint64_t bytes, bool write, CompletionCallback cb)
     m_messages.push_back(m);
     m_nic->NotifyQpReady(this);
     return m.id;
+}
+
+uint32_t
+RoceQueuePair::GetInitialPsn() const
+{
+    return m_initialPsn;
 }
 
 uint32_t

@@ -178,13 +178,18 @@ class RoceQueuePair : public Object
      * \param qpn the local QP number the NIC assigned
      * \param remoteQpn the peer's QP number
      * \param remoteAddress the peer's IPv4 address
+     * \param remoteInitialPsn the PSN the peer sends first (what this QP expects)
      * \param cc this QP's congestion control (a fork of the NIC's prototype)
      */
     void Connect(Ptr<RoceNetDevice> nic,
                  uint32_t qpn,
                  uint32_t remoteQpn,
                  Ipv4Address remoteAddress,
+                 uint32_t remoteInitialPsn,
                  Ptr<RoceCongestionOps> cc);
+
+    /** \return the PSN of this QP's first packet (InitialPsn attribute) */
+    uint32_t GetInitialPsn() const;
 
     /**
      * \brief When may the QP send its next data packet?

@@ -1307,6 +1307,47 @@ class RoceMessageOrderTestCase : public TestCase
 
 /**
  * \ingroup rocev2
+ * The two ends of a connection start at different PSNs: each receiver expects
+ * its peer's first PSN, not its own.
+ */
+class RoceAsymmetricPsnTestCase : public TestCase
+{
+  public:
+    RoceAsymmetricPsnTestCase()
+        : TestCase("ends with different InitialPsn deliver in both directions")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NodeContainer hosts(2);
+        RoceHelper roce;
+        NetDeviceContainer nics = roce.Install(hosts.Get(0), hosts.Get(1));
+        Ptr<RoceNetDevice> na = DynamicCast<RoceNetDevice>(nics.Get(0));
+        Ptr<RoceNetDevice> nb = DynamicCast<RoceNetDevice>(nics.Get(1));
+        Ptr<RoceQueuePair> qa = CreateObject<RoceQueuePair>();
+        Ptr<RoceQueuePair> qb = CreateObject<RoceQueuePair>();
+        qa->SetAttribute("InitialPsn", UintegerValue(100));
+        qb->SetAttribute("InitialPsn", UintegerValue(0xFFFFF0));
+        uint32_t qpnA = na->AddQp(qa);
+        uint32_t qpnB = nb->AddQp(qb);
+        na->ConnectQp(qa, qpnB, nb->GetIpv4Address(), qb->GetInitialPsn());
+        nb->ConnectQp(qb, qpnA, na->GetIpv4Address(), qa->GetInitialPsn());
+        qa->PostWrite(50000);
+        qb->PostWrite(70000);
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(qb->GetStats().bytesDelivered, 50000, "a to b");
+        NS_TEST_EXPECT_MSG_EQ(qa->GetStats().bytesDelivered, 70000, "b to a (across the PSN wrap)");
+        NS_TEST_EXPECT_MSG_EQ(qa->GetStats().messagesCompleted, 1, "a's WRITE completed");
+        NS_TEST_EXPECT_MSG_EQ(qb->GetStats().messagesCompleted, 1, "b's WRITE completed");
+        NS_TEST_EXPECT_MSG_EQ(qa->GetStats().naksSent + qb->GetStats().naksSent, 0, "no NAK");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup rocev2
  * Tests of the RoCEv2 NIC and RC queue pairs on a two-host link.
  */
 class Rocev2NicTestSuite : public TestSuite
@@ -1329,6 +1370,7 @@ class Rocev2NicTestSuite : public TestSuite
         AddTestCase(new RoceSlowReceiverTestCase(), TestCase::QUICK);
         AddTestCase(new RoceAckCoalescingTestCase(), TestCase::QUICK);
         AddTestCase(new RoceMessageOrderTestCase(), TestCase::QUICK);
+        AddTestCase(new RoceAsymmetricPsnTestCase(), TestCase::QUICK);
         // The largest pause (0xFFFF quanta: 83.9 us at 400G) last: the runner
         // stops a suite at its first failed case.
         AddTestCase(new RocePfcPauseTestCase("400Gbps", 0xFFFF, 4096), TestCase::QUICK);
