@@ -51,3 +51,8 @@ if(ROCEV2_TSHARK)
 else()
   message(STATUS "tshark not found: the check/pcap/* tests are not registered")
 endif()
+
+# Same seed, byte-identical JSON; another RngRun, different random choices.
+add_test(NAME check/deterministic/incast
+         COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-deterministic.py
+                 ${CMAKE_BINARY_DIR}/examples/rocev2-incast --senders=16 --size=300000 --buffer=2)
