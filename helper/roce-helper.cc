@@ -160,6 +160,7 @@ RoceHelper::GetNic(Ptr<Node> node, uint32_t index)
     }
     NS_FATAL_ERROR("RoceHelper: node " << node->GetId() << " has no RoceNetDevice #" << index
                                        << " (it has " << seen << " NICs)");
+    return nullptr;
 }
 
 Ptr<RoceNetDevice>
@@ -202,6 +203,7 @@ RoceHelper::CongestionControlByName(const std::string& name)
     }
     NS_FATAL_ERROR("unknown congestion control '" << name << "' (known: " << known
                                                   << ", or a RoceCongestionOps TypeId name)");
+    return TypeId();
 }
 
 void

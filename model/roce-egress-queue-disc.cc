@@ -304,6 +304,7 @@ RoceEgressQueueDisc::PickQueue()
         m_dwrrTurnStarted = false;
     }
     NS_FATAL_ERROR("RoceEgressQueueDisc: DWRR found no queue to serve");
+    return -1;
 }
 
 Ptr<QueueDiscItem>

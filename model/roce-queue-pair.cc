@@ -301,6 +301,7 @@ RoceQueuePair::FindMessage(uint64_t seq) const
         }
     }
     NS_FATAL_ERROR("RoceQueuePair: no message holds sequence number " << seq);
+    return m_messages.back();
 }
 
 uint32_t
