@@ -162,6 +162,31 @@ RoceBthHeader::GetBecn() const
 }
 
 void
+RoceBthHeader::SetIntRequest(bool request)
+{
+    m_ecnBits = (m_ecnBits & 0xDF) | (request ? 0x20 : 0);
+}
+
+bool
+RoceBthHeader::GetIntRequest() const
+{
+    return (m_ecnBits & 0x20) != 0;
+}
+
+void
+RoceBthHeader::SetIntHops(uint8_t hops)
+{
+    NS_ABORT_MSG_IF(hops > 31, "RoceBthHeader: INT hop count " << +hops << " out of range 0..31");
+    m_ecnBits = (m_ecnBits & 0xE0) | hops;
+}
+
+uint8_t
+RoceBthHeader::GetIntHops() const
+{
+    return m_ecnBits & 0x1F;
+}
+
+void
 RoceBthHeader::SetDestQp(uint32_t qpn)
 {
     m_destQp = qpn & QPN_MASK;

@@ -92,6 +92,14 @@ class RoceBthHeader : public Header
     void SetBecn(bool becn);
     /** \return backward ECN bit */
     bool GetBecn() const;
+    /** \param request ask switches for INT records (byte 4, bit 5; see RoceIntRecord) */
+    void SetIntRequest(bool request);
+    /** \return true if the packet asks for INT records */
+    bool GetIntRequest() const;
+    /** \param hops INT records the packet carries (byte 4, bits 4-0; 0..31) */
+    void SetIntHops(uint8_t hops);
+    /** \return INT records the packet carries */
+    uint8_t GetIntHops() const;
     /** \param qpn destination QP number; only the low 24 bits are kept */
     void SetDestQp(uint32_t qpn);
     /** \return destination QP number (24 bit) */
@@ -130,7 +138,7 @@ class RoceBthHeader : public Header
     uint8_t m_opcode{0};
     uint8_t m_flags{0}; //!< SE(7) M(6) PadCnt(5-4) TVer(3-0)
     uint16_t m_pkey{0xFFFF};
-    uint8_t m_ecnBits{0}; //!< FECN(7) BECN(6)
+    uint8_t m_ecnBits{0}; //!< FECN(7) BECN(6) INT request(5) INT hops(4-0)
     uint32_t m_destQp{0};
     bool m_ackReq{false};
     uint32_t m_psn{0};

@@ -80,6 +80,12 @@ RoceCongestionOps::OnCeReceived()
     return false;
 }
 
+bool
+RoceCongestionOps::WantsInt() const
+{
+    return false;
+}
+
 double
 RoceCongestionOps::GetRate() const
 {

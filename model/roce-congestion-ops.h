@@ -11,9 +11,12 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
+
+class RoceIntRecord;
 
 /**
  * \ingroup rocev2
@@ -37,6 +40,7 @@ struct RoceAckEvent
     uint64_t sndNxt{0};     //!< next sequence number to send
     bool ecnEcho{false};    //!< the receiver saw CE since its previous ACK (BTH BECN)
     Time rtt{0};            //!< an RTT sample, or zero when this ACK carries none
+    const std::vector<RoceIntRecord>* intRecords{nullptr}; //!< INT echoed by the ACK, hop order
 };
 
 /**
@@ -110,6 +114,9 @@ class RoceCongestionOps : public Object
      * \return true if a CNP should be sent to the sender now
      */
     virtual bool OnCeReceived();
+
+    /** \return true if data packets should ask switches for INT records (HPCC) */
+    virtual bool WantsInt() const;
 
     /** \return the sending rate in bit/s */
     double GetRate() const;

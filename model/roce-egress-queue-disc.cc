@@ -27,12 +27,14 @@ RoceSwitchItem::RoceSwitchItem(Ptr<Packet> p,
                                PfcNetDevice* ingress,
                                uint16_t ingressIndex,
                                uint8_t priority,
-                               bool ect)
+                               bool ect,
+                               bool intRequest)
     : QueueDiscItem(p, Address(), RoceFrame::ETHERTYPE_IPV4),
       m_ingress(ingress),
       m_ingressIndex(ingressIndex),
       m_priority(priority),
-      m_ect(ect)
+      m_ect(ect),
+      m_intRequest(intRequest)
 {
 }
 

@@ -36,12 +36,14 @@ class RoceSwitchItem : public QueueDiscItem
      * \param ingressIndex that port's index on the switch
      * \param priority its priority (= ingress PG = egress queue)
      * \param ect the frame is ECN-capable
+     * \param intRequest the frame asks for INT records
      */
     RoceSwitchItem(Ptr<Packet> p,
                    PfcNetDevice* ingress,
                    uint16_t ingressIndex,
                    uint8_t priority,
-                   bool ect);
+                   bool ect,
+                   bool intRequest = false);
 
     void AddHeader() override;
     /** \brief Set CE in the frame's IPv4 header. \return true if the frame was ECN-capable */
@@ -51,6 +53,7 @@ class RoceSwitchItem : public QueueDiscItem
     uint16_t m_ingressIndex; //!< ingress port index (MMU accounting)
     uint8_t m_priority;      //!< priority and PG
     bool m_ect;              //!< ECN-capable transport
+    bool m_intRequest;       //!< stamp an INT record at egress
 };
 
 /**

@@ -33,18 +33,19 @@ struct RoceFrame
         ETH_BYTES + IPV4_BYTES + UDP_BYTES + BTH_BYTES;   //!< bytes read per frame
     static constexpr uint32_t ECN_OFFSET = ETH_BYTES + 1; //!< byte holding DSCP and ECN
 
-    uint16_t etherType{0}; //!< EtherType
-    uint8_t dscp{0};       //!< IPv4 DSCP (0 if not IPv4)
-    uint8_t ecn{0};        //!< IPv4 ECN codepoint (0 if not IPv4)
-    uint8_t ipProto{0};    //!< IPv4 protocol
-    uint32_t srcIp{0};     //!< IPv4 source, host order
-    uint32_t dstIp{0};     //!< IPv4 destination, host order
-    uint16_t sport{0};     //!< UDP source port
-    uint16_t dport{0};     //!< UDP destination port
-    uint8_t opcode{0};     //!< BTH opcode (RoCE frames only)
-    uint32_t destQp{0};    //!< BTH destination QP (RoCE frames only)
-    bool isIpv4{false};    //!< IPv4 frame with a 20-byte header
-    bool isRoce{false};    //!< IPv4/UDP to port 4791 with a BTH
+    uint16_t etherType{0};  //!< EtherType
+    uint8_t dscp{0};        //!< IPv4 DSCP (0 if not IPv4)
+    uint8_t ecn{0};         //!< IPv4 ECN codepoint (0 if not IPv4)
+    uint8_t ipProto{0};     //!< IPv4 protocol
+    uint32_t srcIp{0};      //!< IPv4 source, host order
+    uint32_t dstIp{0};      //!< IPv4 destination, host order
+    uint16_t sport{0};      //!< UDP source port
+    uint16_t dport{0};      //!< UDP destination port
+    uint8_t opcode{0};      //!< BTH opcode (RoCE frames only)
+    uint32_t destQp{0};     //!< BTH destination QP (RoCE frames only)
+    bool intRequest{false}; //!< BTH asks switches for INT records
+    bool isIpv4{false};     //!< IPv4 frame with a 20-byte header
+    bool isRoce{false};     //!< IPv4/UDP to port 4791 with a BTH
 
     /**
      * \brief Read the fields of a frame.
@@ -90,6 +91,7 @@ struct RoceFrame
         f.isRoce = true;
         f.opcode = bth[0];
         f.destQp = (uint32_t(bth[5]) << 16) | (uint32_t(bth[6]) << 8) | bth[7];
+        f.intRequest = (bth[4] & 0x20) != 0;
         return f;
     }
 };

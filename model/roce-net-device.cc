@@ -399,12 +399,25 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
     p->RemoveAtStart(RoceFrame::ETH_BYTES + RoceFrame::IPV4_BYTES + RoceFrame::UDP_BYTES);
     RoceBthHeader bth;
     p->RemoveHeader(bth);
+    m_intScratch.clear();
+    if (uint8_t hops = bth.GetIntHops())
+    {
+        // INT records sit just before the ICRC, the last hop's last.
+        RoceIcrcTrailer icrc;
+        p->RemoveTrailer(icrc);
+        m_intScratch.resize(hops);
+        for (int i = hops - 1; i >= 0; --i)
+        {
+            p->RemoveTrailer(m_intScratch[i]);
+        }
+        p->AddTrailer(icrc);
+    }
     uint8_t op = bth.GetOpcode();
     if (op == RoceBthHeader::ACKNOWLEDGE)
     {
         RoceAethHeader aeth;
         p->RemoveHeader(aeth);
-        qp->ReceiveAck(bth, aeth);
+        qp->ReceiveAck(bth, aeth, m_intScratch);
     }
     else if (op == RoceBthHeader::CNP)
     {
@@ -412,7 +425,7 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
     }
     else if (RoceBthHeader::IsData(op))
     {
-        qp->ReceiveData(p, bth, f.ecn == Ipv4Header::ECN_CE);
+        qp->ReceiveData(p, bth, f.ecn == Ipv4Header::ECN_CE, m_intScratch);
     }
     else
     {

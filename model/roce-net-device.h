@@ -183,6 +183,7 @@ class RoceNetDevice : public PfcNetDevice
     uint64_t m_rxBytes{0};
     std::array<uint64_t, NUM_PRIORITIES> m_rxPriorityBytes{};
     EventId m_drainEvent;
+    std::vector<RoceIntRecord> m_intScratch; //!< INT records of the frame being processed
 };
 
 } // namespace ns3

@@ -368,6 +368,7 @@ RoceQueuePair::BuildNextPacket()
     bth.SetDestQp(m_remoteQpn);
     bth.SetPsn(RocePsn::ToWire(seq));
     bth.SetAckReq(last);
+    bth.SetIntRequest(m_cc->WantsInt());
     bth.SetPadCount(pad);
     p->AddHeader(bth);
     m_nic->AddRoceHeaders(p, m_remoteAddress, m_sourcePort, m_priority, true);
@@ -479,7 +480,7 @@ RoceQueuePair::EnterError()
 }
 
 bool
-RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho)
+RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntRecord>* ints)
 {
     if (newUna <= m_sndUna || newUna > m_sndMax)
     {
@@ -523,6 +524,7 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho)
     ev.sndUna = m_sndUna;
     ev.sndNxt = m_sndNxt;
     ev.ecnEcho = ecnEcho;
+    ev.intRecords = ints;
     if (m_rttValid && newUna > m_rttSeq)
     {
         ev.rtt = now - m_rttSent;
@@ -541,7 +543,9 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho)
 }
 
 void
-RoceQueuePair::ReceiveAck(const RoceBthHeader& bth, const RoceAethHeader& aeth)
+RoceQueuePair::ReceiveAck(const RoceBthHeader& bth,
+                          const RoceAethHeader& aeth,
+                          const std::vector<RoceIntRecord>& ints)
 {
     if (m_state != RTS)
     {
@@ -556,7 +560,7 @@ RoceQueuePair::ReceiveAck(const RoceBthHeader& bth, const RoceAethHeader& aeth)
             return;
         }
         // A NAK names the PSN the receiver expects: everything before it arrived.
-        AckUpTo(seq, bth.GetBecn());
+        AckUpTo(seq, bth.GetBecn(), &ints);
         if (seq >= m_sndUna && seq < m_sndNxt)
         {
             uint64_t resent = m_sndMax - seq;
@@ -566,7 +570,7 @@ RoceQueuePair::ReceiveAck(const RoceBthHeader& bth, const RoceAethHeader& aeth)
         }
         return;
     }
-    if (AckUpTo(seq + 1, bth.GetBecn()))
+    if (AckUpTo(seq + 1, bth.GetBecn(), &ints))
     {
         m_nic->NotifyQpReady(this);
     }
@@ -586,7 +590,10 @@ RoceQueuePair::ReceiveCnp()
 // Receiver
 
 void
-RoceQueuePair::ReceiveData(Ptr<Packet> p, const RoceBthHeader& bth, bool ce)
+RoceQueuePair::ReceiveData(Ptr<Packet> p,
+                           const RoceBthHeader& bth,
+                           bool ce,
+                           const std::vector<RoceIntRecord>& ints)
 {
     if (m_state != RTS)
     {
@@ -631,6 +638,7 @@ RoceQueuePair::ReceiveData(Ptr<Packet> p, const RoceBthHeader& bth, bool ce)
     }
     m_nakSent = false;
     ++m_rcvNxt;
+    m_intEcho = ints;
     m_stats.bytesDelivered += payload;
     m_rcvMessageBytes += payload;
     m_deliverTrace(bth.GetPsn(), payload);
@@ -670,6 +678,12 @@ RoceQueuePair::SendAck(bool nak, uint64_t psnSeq)
     m_ceSinceAck = false;
     m_unackedPackets = 0;
     Ptr<Packet> p = Create<Packet>();
+    for (const auto& r : m_intEcho)
+    {
+        p->AddTrailer(r);
+    }
+    bth.SetIntHops(static_cast<uint8_t>(m_intEcho.size()));
+    m_intEcho.clear();
     p->AddTrailer(RoceIcrcTrailer());
     p->AddHeader(aeth);
     p->AddHeader(bth);

@@ -5,6 +5,7 @@
 #define ROCE_QUEUE_PAIR_H
 
 #include "roce-congestion-ops.h"
+#include "roce-int-record.h"
 
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
@@ -210,15 +211,22 @@ class RoceQueuePair : public Object
      * \param p the packet, BTH removed, RETH and ICRC still present
      * \param bth its BTH
      * \param ce the IPv4 ECN field was CE
+     * \param ints the INT records the packet carried (echoed on the next ACK)
      */
-    void ReceiveData(Ptr<Packet> p, const RoceBthHeader& bth, bool ce);
+    void ReceiveData(Ptr<Packet> p,
+                     const RoceBthHeader& bth,
+                     bool ce,
+                     const std::vector<RoceIntRecord>& ints);
 
     /**
      * \brief An ACK or NAK for this QP arrived.
      * \param bth its BTH
      * \param aeth its AETH
+     * \param ints the INT records it echoes
      */
-    void ReceiveAck(const RoceBthHeader& bth, const RoceAethHeader& aeth);
+    void ReceiveAck(const RoceBthHeader& bth,
+                    const RoceAethHeader& aeth,
+                    const std::vector<RoceIntRecord>& ints);
 
     /** \brief A CNP for this QP arrived. */
     void ReceiveCnp();
@@ -262,9 +270,10 @@ class RoceQueuePair : public Object
      * \brief Acknowledge everything before newUna.
      * \param newUna the new first unacknowledged sequence number
      * \param ecnEcho the ACK echoed CE
+     * \param ints INT records the ACK echoed
      * \return true if it acknowledged new data
      */
-    bool AckUpTo(uint64_t newUna, bool ecnEcho);
+    bool AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntRecord>* ints);
     /** \brief Restart sending from sndUna (go-back-N). */
     void GoBack(uint64_t seq);
     /** \brief Make sure the retransmission timer runs while data is outstanding. */
@@ -320,6 +329,7 @@ class RoceQueuePair : public Object
     uint32_t m_unackedPackets{0};
     bool m_ceSinceAck{false};
     uint64_t m_rcvMessageBytes{0};
+    std::vector<RoceIntRecord> m_intEcho; //!< INT of the last data packet, for the next ACK
 
     Stats m_stats;
 

@@ -3,10 +3,15 @@
  */
 #include "roce-switch-port.h"
 
+#include "roce-bth-header.h"
+#include "roce-encap-header.h"
+#include "roce-icrc-trailer.h"
+#include "roce-int-record.h"
 #include "roce-switch.h"
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 
 namespace ns3
 {
@@ -73,8 +78,43 @@ Ptr<Packet>
 RoceSwitchPort::DequeueData(uint8_t pausedMask)
 {
     m_qdisc->SetPausedMask(pausedMask);
-    Ptr<QueueDiscItem> item = m_qdisc->Dequeue();
-    return item ? item->GetPacket() : nullptr;
+    Ptr<QueueDiscItem> qdItem = m_qdisc->Dequeue();
+    if (!qdItem)
+    {
+        return nullptr;
+    }
+    Ptr<RoceSwitchItem> item = StaticCast<RoceSwitchItem>(qdItem);
+    if (item->m_intRequest)
+    {
+        StampInt(item->GetPacket(), item->m_priority);
+    }
+    return item->GetPacket();
+}
+
+void
+RoceSwitchPort::StampInt(Ptr<Packet> p, uint8_t priority)
+{
+    RoceEncapHeader encap;
+    p->RemoveHeader(encap);
+    RoceBthHeader bth;
+    p->RemoveHeader(bth);
+    uint8_t hops = bth.GetIntHops();
+    if (hops < RoceIntRecord::MAX_HOPS)
+    {
+        RoceIcrcTrailer icrc;
+        p->RemoveTrailer(icrc);
+        RoceIntRecord r;
+        r.hop = hops;
+        r.rateMbps = static_cast<uint32_t>(GetDataRate().GetBitRate() / 1000000);
+        r.queueBytes = m_qdisc->GetQueueBytes(priority);
+        r.txBytes = GetTxBytes();
+        r.timestampNs = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+        p->AddTrailer(r);
+        p->AddTrailer(icrc);
+        bth.SetIntHops(hops + 1);
+    }
+    p->AddHeader(bth);
+    p->AddHeader(encap); // rewrites the IPv4 and UDP lengths for the longer frame
 }
 
 void

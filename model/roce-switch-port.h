@@ -59,6 +59,13 @@ class RoceSwitchPort : public PfcNetDevice
     void ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame) override;
 
   private:
+    /**
+     * \brief Append this hop's INT record before the ICRC and count it in BTH.
+     * \param p the frame leaving the port
+     * \param priority its egress queue
+     */
+    void StampInt(Ptr<Packet> p, uint8_t priority);
+
     RoceSwitch* m_switch{nullptr};
     uint32_t m_index{0};
     Ptr<RoceEgressQueueDisc> m_qdisc;

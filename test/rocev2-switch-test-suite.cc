@@ -9,6 +9,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-int-record.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/simulator.h"
@@ -406,6 +407,112 @@ class DeterminismTestCase : public TestCase
     }
 };
 
+namespace ns3
+{
+
+/**
+ * \ingroup rocev2
+ * A congestion control that asks for INT and keeps what its ACKs echo.
+ */
+class RoceIntProbeCc : public RoceCcNone
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RoceIntProbeCc")
+                                .SetParent<RoceCcNone>()
+                                .SetGroupName("Rocev2")
+                                .AddConstructor<RoceIntProbeCc>();
+        return tid;
+    }
+
+    bool WantsInt() const override
+    {
+        return true;
+    }
+
+    Ptr<RoceCongestionOps> Fork() override
+    {
+        return CopyObject<RoceIntProbeCc>(this);
+    }
+
+    void OnAck(const RoceAckEvent& ack) override
+    {
+        ++acks;
+        if (ack.intRecords)
+        {
+            last = *ack.intRecords;
+            withInt += ack.intRecords->empty() ? 0 : 1;
+        }
+    }
+
+    uint32_t acks{0};                //!< ACKs seen
+    uint32_t withInt{0};             //!< ACKs that echoed INT
+    std::vector<RoceIntRecord> last; //!< the last echoed records
+};
+
+NS_OBJECT_ENSURE_REGISTERED(RoceIntProbeCc);
+
+} // namespace ns3
+
+/**
+ * \ingroup rocev2
+ * INT: every switch on the path appends its record, the receiver echoes them
+ * on ACKs, and the sender's congestion control reads them in hop order.
+ */
+class IntStampingTestCase : public TestCase
+{
+  public:
+    IntStampingTestCase()
+        : TestCase("INT: three switches stamp, the ACK echoes the records to the sender's CC")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NodeContainer sw(3);
+        NodeContainer hosts(2);
+        RoceSwitchHelper sh;
+        sh.Install(sw);
+        RoceHelper roce;
+        roce.SetNicAttribute("CongestionControl", TypeIdValue(RoceIntProbeCc::GetTypeId()));
+        NetDeviceContainer a = roce.Install(hosts.Get(0), sw.Get(0));
+        roce.Install(sw.Get(0), sw.Get(1));
+        roce.Install(sw.Get(1), sw.Get(2));
+        NetDeviceContainer b = roce.Install(hosts.Get(1), sw.Get(2));
+        RoceSwitchHelper::PopulateRoutes();
+        auto [qa, qb] = roce.CreateQp(a.Get(0), b.Get(0));
+        uint64_t size = 200000;
+        qa->PostWrite(size);
+        Simulator::Run();
+        Ptr<RoceIntProbeCc> cc = DynamicCast<RoceIntProbeCc>(qa->GetCongestionControl());
+        NS_TEST_ASSERT_MSG_EQ(qb->GetStats().bytesDelivered, size, "INT bytes leaked into payload");
+        NS_TEST_ASSERT_MSG_GT(cc->acks, 0, "no ACK");
+        NS_TEST_ASSERT_MSG_EQ(cc->withInt, cc->acks, "an ACK without INT");
+        NS_TEST_ASSERT_MSG_EQ(cc->last.size(), 3, "one record per switch");
+        for (uint8_t h = 0; h < 3; ++h)
+        {
+            NS_TEST_ASSERT_MSG_EQ(+cc->last[h].hop, +h, "records in hop order");
+            NS_TEST_ASSERT_MSG_EQ(cc->last[h].rateMbps, 100000, "link rate");
+            NS_TEST_ASSERT_MSG_GT(cc->last[h].txBytes, size / 2, "tx byte counter");
+            if (h > 0)
+            {
+                NS_TEST_ASSERT_MSG_GT(cc->last[h].timestampNs,
+                                      cc->last[h - 1].timestampNs,
+                                      "later hops stamp later");
+            }
+        }
+        // A single flow at line rate never builds a queue behind itself.
+        NS_TEST_ASSERT_MSG_LT(cc->last[0].queueBytes, 3000, "queue at the first hop");
+        Simulator::Destroy();
+    }
+};
+
 /**
  * \ingroup rocev2
  * Switch suite.
@@ -423,6 +530,7 @@ class RoceSwitchTestSuite : public TestSuite
         AddTestCase(new EcnRedTestCase, TestCase::QUICK);
         AddTestCase(new EcmpSpreadTestCase, TestCase::QUICK);
         AddTestCase(new DeterminismTestCase, TestCase::QUICK);
+        AddTestCase(new IntStampingTestCase, TestCase::QUICK);
     }
 };
 
