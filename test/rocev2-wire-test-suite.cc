@@ -53,7 +53,9 @@ class RoceHeaderRoundTripTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(+b[4], 0xC0, "FECN|BECN in byte 4");
             NS_TEST_ASSERT_MSG_EQ(+b[5], 0xFF, "DestQP byte 5");
             NS_TEST_ASSERT_MSG_EQ(+b[8], 0x80, "AckReq at byte 8 bit 7");
-            NS_TEST_ASSERT_MSG_EQ(((b[9] << 16) | (b[10] << 8) | b[11]), psn, "PSN in bytes 9-11");
+            NS_TEST_ASSERT_MSG_EQ(uint32_t((b[9] << 16) | (b[10] << 8) | b[11]),
+                                  psn,
+                                  "PSN in bytes 9-11");
             RoceBthHeader r;
             p->RemoveHeader(r);
             NS_TEST_ASSERT_MSG_EQ(+r.GetOpcode(), +RoceBthHeader::WRITE_MIDDLE, "opcode");
