@@ -121,11 +121,6 @@ main(int argc, char* argv[])
     }
     double fctUs = lastCompletion.GetSeconds() * 1e6;
     double goodput = fctUs > 0 ? delivered * 8.0 / (fctUs * 1e3) : 0;
-    uint64_t hops = 0;
-    for (uint32_t i = 0; i < 2; ++i)
-    {
-        hops += DynamicCast<PfcNetDevice>(nics.Get(i))->GetTxFrames();
-    }
 
     std::cout << std::fixed << std::setprecision(3);
     std::cout << "rocev2-two-hosts: " << size << " B over " << qps << " QP(s) at " << rate
@@ -133,9 +128,7 @@ main(int argc, char* argv[])
               << "  delivered " << delivered << " B in " << fctUs << " us, goodput " << goodput
               << " Gb/s, retransmitted packets " << retransmits << ", timeouts " << timeouts
               << (failed ? ", FAILED messages " + std::to_string(failed) : std::string()) << "\n";
-    std::cout << "BENCH sim_time_s=" << Simulator::Now().GetSeconds() << "\n"
-              << "BENCH events=" << Simulator::GetEventCount() << "\n"
-              << "BENCH packet_hops=" << hops << "\n";
+    RoceFabricStats::Collect().WriteBenchLines(std::cout);
     if (!json.empty())
     {
         std::ofstream out(json);

@@ -11,6 +11,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 
 namespace ns3
@@ -89,7 +90,10 @@ RoceFabricStats::WriteJsonMembers(std::ostream& os, int indent) const
 void
 RoceFabricStats::WriteBenchLines(std::ostream& os) const
 {
-    os << "BENCH sim_time_s=" << Simulator::Now().GetSeconds() << "\n"
+    std::ostringstream t;
+    t.precision(9);
+    t << Simulator::Now().GetSeconds();
+    os << "BENCH sim_time_s=" << t.str() << "\n"
        << "BENCH events=" << Simulator::GetEventCount() << "\n"
        << "BENCH packet_hops=" << packetHops << "\n";
 }

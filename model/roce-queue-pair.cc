@@ -537,7 +537,7 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntR
     }
     else
     {
-        m_rtoEvent.Cancel(); // nothing outstanding: no timer event left behind
+        Simulator::Remove(m_rtoEvent); // nothing outstanding: leave no timer event behind
     }
     return true;
 }
