@@ -293,15 +293,21 @@ RoceQueuePair::HasOutstanding() const
 const RoceQueuePair::Message&
 RoceQueuePair::FindMessage(uint64_t seq) const
 {
-    for (const auto& m : m_messages)
+    // Sending moves forward through the queue; start from where the last
+    // lookup ended so a long queue of posted messages costs O(1) per packet.
+    NS_ABORT_MSG_IF(m_messages.empty() || seq < m_messages.front().firstSeq || seq >= m_sndEnd,
+                    "RoceQueuePair: no message holds sequence number " << seq);
+    std::size_t i = std::min(m_msgCursor, m_messages.size() - 1);
+    while (seq < m_messages[i].firstSeq)
     {
-        if (seq < m.firstSeq + m.nPackets)
-        {
-            return m;
-        }
+        --i;
     }
-    NS_FATAL_ERROR("RoceQueuePair: no message holds sequence number " << seq);
-    return m_messages.back();
+    while (seq >= m_messages[i].firstSeq + m_messages[i].nPackets)
+    {
+        ++i;
+    }
+    m_msgCursor = i;
+    return m_messages[i];
 }
 
 uint32_t
@@ -503,6 +509,7 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntR
             RoceCompletion c{m.id, m.bytes, m.posted, now, true};
             CompletionCallback cb = m.cb;
             m_messages.pop_front();
+            m_msgCursor = m_msgCursor > 0 ? m_msgCursor - 1 : 0;
             ++m_stats.messagesCompleted;
             m_completeTrace(c);
             if (!cb.IsNull())

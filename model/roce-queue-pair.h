@@ -308,7 +308,8 @@ class RoceQueuePair : public Object
     uint32_t m_mtu{1024}; //!< payload per packet, from the NIC
 
     // sender
-    std::deque<Message> m_messages; //!< posted, not fully acknowledged
+    std::deque<Message> m_messages;     //!< posted, not fully acknowledged
+    mutable std::size_t m_msgCursor{0}; //!< index where the last FindMessage ended
     uint64_t m_nextMessageId{1};
     uint64_t m_sndUna{0}; //!< first unacknowledged
     uint64_t m_sndNxt{0}; //!< next to send
