@@ -118,12 +118,6 @@ PfcNetDevice::PfcNetDevice()
 PfcNetDevice::~PfcNetDevice() = default;
 
 void
-PfcNetDevice::DoInitialize()
-{
-    NetDevice::DoInitialize();
-}
-
-void
 PfcNetDevice::DoDispose()
 {
     for (uint32_t p = 0; p < NUM_PRIORITIES; ++p)

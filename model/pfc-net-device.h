@@ -202,7 +202,6 @@ class PfcNetDevice : public NetDevice
 
   protected:
     void DoDispose() override;
-    void DoInitialize() override;
 
     /**
      * \brief Give the next data frame to put on the wire.
