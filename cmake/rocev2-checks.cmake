@@ -38,6 +38,29 @@ rocev2_add_abort_check(rate "Invalid value for attribute set (DataRate)" --rate=
 rocev2_add_abort_check(priority "Priority=9 out of range 0..7" --priority=9)
 rocev2_add_abort_check(remote-unknown "no NIC has address 10.9.9.9" --remote=10.9.9.9)
 
+# Congestion-control input to the incast example.
+set(_rocev2_incast ${CMAKE_BINARY_DIR}/examples/rocev2-incast)
+function(rocev2_add_incast_abort_check name expect)
+  add_test(NAME check/abort/${name}
+           COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-abort.py
+                   --expect=${expect} -- ${_rocev2_incast} --senders=2 --size=10000 ${ARGN}
+           WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+  set_tests_properties(check/abort/${name} PROPERTIES SKIP_RETURN_CODE 77)
+endfunction()
+rocev2_add_incast_abort_check(cc-unknown
+  "unknown congestion control 'cubic' (known: none, dcqcn, hpcc, timely, dctcp" --cc=cubic)
+rocev2_add_incast_abort_check(dcqcn-preset-unknown
+  "unknown DCQCN preset 'paper-2016' (known: paper-2015, nvidia-cx, hpcc-sim)"
+  --dcqcn-preset=paper-2016)
+rocev2_add_incast_abort_check(dcqcn-preset-cc "--dcqcn-preset=nvidia-cx needs --cc=dcqcn, not --cc=hpcc"
+  --dcqcn-preset=nvidia-cx --cc=hpcc)
+rocev2_add_incast_abort_check(dcqcn-min-rate
+  "DcqcnCongestionControl: MinRate=200000000000bps exceeds the line rate 100000000000bps"
+  --cc=dcqcn --ns3::DcqcnCongestionControl::MinRate=200Gbps)
+rocev2_add_incast_abort_check(trace-interval "--trace-interval=10xs is not a time (e.g. 10us)"
+  --trace-interval=10xs)
+rocev2_add_incast_abort_check(base-rtt "--base-rtt=0us must be positive" --base-rtt=0us)
+
 # Wireshark decodes the example's pcaps: BTH/RETH/AETH of a WRITE and its ACKs
 # (several packets, and a single WRITE_ONLY), and PFC frames of a slow receiver.
 find_program(ROCEV2_TSHARK tshark)

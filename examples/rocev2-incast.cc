@@ -11,6 +11,13 @@
  *   host N ──┘
  *
  *   ./rocev2 run rocev2-incast --senders=16 --size=1000000 --json=incast.json
+ *   ./rocev2 run rocev2-incast --senders=8 --cc=dcqcn --dcqcn-preset=nvidia-cx \
+ *       --trace-rate=rates.csv && utils/plot-rates.py rates.csv -o rates.png
+ *
+ * --cc selects the congestion control of every NIC (none, dcqcn, hpcc,
+ * timely, dctcp); --dcqcn-preset selects DCQCN with a published parameter
+ * set and the switch ECN marking that goes with it. --trace-rate writes each
+ * sender QP's rate (and window) every --trace-interval as CSV.
  *
  * The JSON holds drops, pfc_pause_tx, max_queue_bytes, buffer_leftover_bytes,
  * ecn_marked, cnp_sent and per-flow {src, bytes, fct_us, goodput_gbps}. The
@@ -22,10 +29,28 @@
 #include "ns3/rocev2-module.h"
 
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
+#include <regex>
 
 using namespace ns3;
+
+/**
+ * \param flag the option's name \param text its value, e.g. "10us"
+ * \return the time; exits with a message naming the option unless positive
+ */
+static Time
+ParsePositiveTime(const std::string& flag, const std::string& text)
+{
+    static const std::regex form(
+        R"(\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*(s|ms|us|ns|ps|fs|min|h|d|y))");
+    NS_ABORT_MSG_IF(!std::regex_match(text, form),
+                    "--" << flag << "=" << text << " is not a time (e.g. 10us)");
+    Time t(text);
+    NS_ABORT_MSG_IF(!t.IsStrictlyPositive(), "--" << flag << "=" << text << " must be positive");
+    return t;
+}
 
 int
 main(int argc, char* argv[])
@@ -38,6 +63,11 @@ main(int argc, char* argv[])
     bool pfc = true;
     double bufferMb = 32;
     std::string cc = "none";
+    std::string preset;
+    uint32_t hosts = 0;
+    std::string baseRtt;
+    std::string traceRate;
+    std::string traceInterval = "10us";
     std::string pcap;
     std::string json;
 
@@ -49,35 +79,81 @@ main(int argc, char* argv[])
     cmd.AddValue("mtu", "RoCE payload MTU in bytes", mtu);
     cmd.AddValue("pfc", "PFC on the switch (1) or off (0: lossy, drops when full)", pfc);
     cmd.AddValue("buffer", "Switch buffer in MB", bufferMb);
-    cmd.AddValue("cc", "Congestion control (none)", cc);
+    cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely, dctcp", cc);
+    cmd.AddValue("dcqcn-preset",
+                 "DCQCN parameter set with its switch ECN: paper-2015, nvidia-cx, hpcc-sim "
+                 "(implies --cc=dcqcn)",
+                 preset);
+    cmd.AddValue("hosts",
+                 "Hosts on the switch, receiver and senders included (default senders+1)",
+                 hosts);
+    cmd.AddValue("base-rtt",
+                 "BaseRtt of the congestion control (default: the unloaded RTT of this topology)",
+                 baseRtt);
+    cmd.AddValue("trace-rate",
+                 "Write every sender QP's rate and window as CSV to this file",
+                 traceRate);
+    cmd.AddValue("trace-interval", "Sampling interval of --trace-rate", traceInterval);
     cmd.AddValue("pcap", "Write pcap files with this prefix", pcap);
     cmd.AddValue("json", "Write results as JSON to this file", json);
     cmd.Parse(argc, argv);
 
     NS_ABORT_MSG_IF(senders == 0, "--senders must be at least 1");
     NS_ABORT_MSG_IF(!(bufferMb > 0), "--buffer=" << bufferMb << " must be > 0 MB");
+    if (hosts == 0)
+    {
+        hosts = senders + 1;
+    }
+    NS_ABORT_MSG_IF(hosts < senders + 1,
+                    "--hosts=" << hosts << " leaves no room for " << senders
+                               << " senders and the receiver");
+    if (!preset.empty())
+    {
+        NS_ABORT_MSG_IF(cc != "none" && cc != "dcqcn",
+                        "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
+        cc = "dcqcn";
+    }
+    Time sampleEvery = ParsePositiveTime("trace-interval", traceInterval);
 
     NodeContainer sw(1);
-    NodeContainer hosts(senders + 1);
+    NodeContainer hostNodes(hosts);
     RoceSwitchHelper switches;
     switches.SetMmuAttribute(
         "BufferSize",
         QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, static_cast<uint32_t>(bufferMb * 1e6))));
     switches.SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
-    switches.Install(sw);
 
     RoceHelper roce;
+    if (preset.empty())
+    {
+        roce.SetCongestionControl(cc);
+    }
+    else
+    {
+        roce.SetDcqcnPreset(preset, switches);
+    }
+    switches.Install(sw);
+
     roce.SetDeviceAttribute("DataRate", StringValue(rate));
     roce.SetChannelAttribute("Delay", StringValue(delay));
     roce.SetNicAttribute("PayloadMtu", UintegerValue(mtu));
-    roce.SetNicAttribute("CongestionControl", TypeIdValue(RoceHelper::CongestionControlByName(cc)));
+    // The unloaded RTT: a data packet and its ACK each cross two links.
+    Time linkDelay(delay);
+    DataRate linkRate(rate);
+    Time rtt = 4 * linkDelay + 2 * linkRate.CalculateBytesTxTime(mtu + 82 + 24) +
+               2 * linkRate.CalculateBytesTxTime(84);
+    if (!baseRtt.empty())
+    {
+        rtt = ParsePositiveTime("base-rtt", baseRtt);
+    }
+    roce.SetCongestionControlAttribute("BaseRtt", TimeValue(rtt));
     // Without PFC a lost tail waits for the timer: keep it short.
     roce.SetQpAttribute("RetransmitTimeout", TimeValue(MicroSeconds(pfc ? 10000 : 500)));
     roce.SetQpAttribute("RetryCount", UintegerValue(50));
     NetDeviceContainer nics;
-    for (uint32_t h = 0; h <= senders; ++h)
+    for (uint32_t h = 0; h < hosts; ++h)
     {
-        nics.Add(roce.Install(hosts.Get(h), sw.Get(0)).Get(0));
+        nics.Add(roce.Install(hostNodes.Get(h), sw.Get(0)).Get(0));
     }
     RoceSwitchHelper::PopulateRoutes();
     if (!pcap.empty())
@@ -103,6 +179,31 @@ main(int argc, char* argv[])
                          }));
     }
 
+    std::ofstream rateOut;
+    std::function<void()> sample;
+    if (!traceRate.empty())
+    {
+        rateOut.open(traceRate);
+        NS_ABORT_MSG_IF(!rateOut, "cannot write --trace-rate=" << traceRate);
+        rateOut << "time_us,src,qpn,rate_gbps,window_bytes\n";
+        sample = [&]() {
+            bool busy = false;
+            for (const auto& f : flows)
+            {
+                Ptr<RoceCongestionOps> c = f.qp->GetCongestionControl();
+                rateOut << Simulator::Now().GetNanoSeconds() / 1e3 << "," << f.src << ","
+                        << f.qp->GetQpn() << "," << c->GetRate() / 1e9 << "," << c->GetWindow()
+                        << "\n";
+                busy = busy || f.qp->HasOutstanding();
+            }
+            if (busy)
+            {
+                Simulator::Schedule(sampleEvery, sample);
+            }
+        };
+        Simulator::ScheduleNow(sample);
+    }
+
     Simulator::Run();
 
     RoceFabricStats stats = RoceFabricStats::Collect();
@@ -115,10 +216,11 @@ main(int argc, char* argv[])
     std::cout << std::fixed << std::setprecision(3);
     std::cout << "rocev2-incast: " << senders << ":1 at " << rate << ", " << size
               << " B per sender, PFC " << (pfc ? "on" : "off") << ", buffer " << bufferMb
-              << " MB, cc " << cc << "\n"
+              << " MB, cc " << cc << (preset.empty() ? "" : " (" + preset + ")") << "\n"
               << "  delivered " << stats.bytesDelivered << "/" << expected << " B, last FCT "
               << last.GetMicroSeconds() << " us, aggregate "
-              << (last.IsPositive() ? stats.bytesDelivered * 8.0 / last.GetNanoSeconds() : 0)
+              << (last.IsStrictlyPositive() ? stats.bytesDelivered * 8.0 / last.GetNanoSeconds()
+                                            : 0)
               << " Gb/s\n"
               << "  drops " << stats.drops << ", PFC pauses sent " << stats.pfcPauseTx
               << ", max queue " << stats.maxQueueBytes << " B, ECN marks " << stats.ecnMarked
@@ -135,14 +237,16 @@ main(int argc, char* argv[])
             << "  \"size\": " << size << ",\n"
             << "  \"rate\": \"" << rate << "\",\n"
             << "  \"pfc\": " << (pfc ? "true" : "false") << ",\n"
-            << "  \"cc\": \"" << cc << "\",\n";
+            << "  \"cc\": \"" << cc << "\",\n"
+            << "  \"dcqcn_preset\": \"" << preset << "\",\n";
         stats.WriteJsonMembers(out);
         out << ",\n  \"flows\": [\n";
         for (std::size_t i = 0; i < flows.size(); ++i)
         {
             double fct = flows[i].done.GetSeconds() * 1e6;
+            const RoceQueuePair::Stats& qs = flows[i].qp->GetStats();
             out << "    {\"src\": " << flows[i].src << ", \"bytes\": " << size
-                << ", \"fct_us\": " << fct
+                << ", \"fct_us\": " << fct << ", \"cnp_received\": " << qs.cnpReceived
                 << ", \"goodput_gbps\": " << (fct > 0 ? size * 8.0 / (fct * 1e3) : 0) << "}"
                 << (i + 1 < flows.size() ? ",\n" : "\n");
         }

@@ -4,6 +4,7 @@
 #include "roce-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"
@@ -12,7 +13,9 @@
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/pfc-net-device.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
+#include "ns3/string.h"
 
 namespace ns3
 {
@@ -54,6 +57,155 @@ RoceHelper::SetQpAttribute(std::string name, const AttributeValue& value)
 }
 
 void
+RoceHelper::SetCongestionControl(const std::string& name)
+{
+    m_ccFactory = ObjectFactory();
+    m_ccFactory.SetTypeId(CongestionControlByName(name));
+}
+
+void
+RoceHelper::SetCongestionControlAttribute(std::string name, const AttributeValue& value)
+{
+    NS_ABORT_MSG_IF(!m_ccFactory.IsTypeIdSet(),
+                    "RoceHelper: SetCongestionControlAttribute("
+                        << name << ") before SetCongestionControl");
+    struct TypeId::AttributeInformation info;
+    NS_ABORT_MSG_IF(!m_ccFactory.GetTypeId().LookupAttributeByName(name, &info),
+                    "RoceHelper: congestion control " << m_ccFactory.GetTypeId().GetName()
+                                                      << " has no attribute " << name);
+    NS_ABORT_MSG_IF(!info.checker->CreateValidValue(value),
+                    "RoceHelper: " << m_ccFactory.GetTypeId().GetName() << "::" << name << "="
+                                   << value.SerializeToString(info.checker)
+                                   << " is out of range or of the wrong type");
+    m_ccFactory.Set(name, value);
+}
+
+namespace
+{
+
+/** One named DCQCN parameter set and the switch ECN that goes with it. */
+struct DcqcnPreset
+{
+    const char* name;                                     //!< preset name
+    std::vector<std::pair<const char*, const char*>> cc;  //!< DcqcnCongestionControl attrs
+    std::vector<std::pair<const char*, const char*>> ecn; //!< RoceEgressQueueDisc attrs
+};
+
+const std::vector<DcqcnPreset>&
+DcqcnPresets()
+{
+    static const std::vector<DcqcnPreset> presets = {
+        {"paper-2015",
+         {{"G", "0.00390625"},
+          {"InitialAlpha", "1"},
+          {"AlphaUpdateInterval", "55us"},
+          {"RateIncreaseTimer", "55us"},
+          {"ByteCounter", "10000000"},
+          {"FastRecoveryStages", "5"},
+          {"RateAi", "40Mbps"},
+          {"RateHai", "400Mbps"},
+          {"MinRate", "1Mbps"},
+          {"MinDecreaseFactor", "0"},
+          {"ClampTargetRate", "true"},
+          {"RateDecreasePeriod", "0s"},
+          {"CnpInterval", "50us"}},
+         {{"EcnKmin", "5KB"},
+          {"EcnKmax", "200KB"},
+          {"EcnPmax", "0.01"},
+          {"EcnThresholdRate", "0bps"}}},
+        {"nvidia-cx",
+         {{"G", "0.0048828125"}, // dce_tcp_g 1019 of 1024: g = 5/1024
+          {"InitialAlpha", "1"},
+          {"AlphaUpdateInterval", "1us"},
+          {"RateIncreaseTimer", "300us"},
+          {"ByteCounter", "0"},
+          {"FastRecoveryStages", "1"},
+          {"RateAi", "5Mbps"},
+          {"RateHai", "50Mbps"},
+          {"MinRate", "1Mbps"},
+          {"MinDecreaseFactor", "0.5"},
+          {"ClampTargetRate", "false"},
+          {"RateDecreasePeriod", "4us"},
+          {"CnpInterval", "4us"}},
+         {{"EcnKmin", "150KB"},
+          {"EcnKmax", "1500KB"},
+          {"EcnPmax", "1"},
+          {"EcnThresholdRate", "0bps"}}},
+        {"hpcc-sim",
+         {{"G", "0.00390625"},
+          {"InitialAlpha", "1"},
+          {"AlphaUpdateInterval", "1us"},
+          {"RateIncreaseTimer", "900us"},
+          {"ByteCounter", "0"},
+          {"FastRecoveryStages", "1"},
+          {"RateAi", "50Mbps"},
+          {"RateHai", "100Mbps"},
+          {"MinRate", "100Mbps"},
+          {"MinDecreaseFactor", "0"},
+          {"ClampTargetRate", "false"},
+          {"RateDecreasePeriod", "4us"},
+          {"CnpInterval", "0s"}},
+         {{"EcnKmin", "100KB"},
+          {"EcnKmax", "400KB"},
+          {"EcnPmax", "0.2"},
+          {"EcnThresholdRate", "25Gbps"}}},
+    };
+    return presets;
+}
+
+} // namespace
+
+Ptr<RoceCongestionOps>
+RoceHelper::CreateCongestionControl() const
+{
+    if (!m_ccFactory.IsTypeIdSet())
+    {
+        return nullptr;
+    }
+    return m_ccFactory.Create<RoceCongestionOps>();
+}
+
+std::vector<std::string>
+RoceHelper::GetDcqcnPresetNames()
+{
+    std::vector<std::string> names;
+    for (const auto& p : DcqcnPresets())
+    {
+        names.emplace_back(p.name);
+    }
+    return names;
+}
+
+void
+RoceHelper::SetDcqcnPreset(const std::string& preset, RoceSwitchHelper& switches)
+{
+    for (const auto& p : DcqcnPresets())
+    {
+        if (preset != p.name)
+        {
+            continue;
+        }
+        SetCongestionControl("dcqcn");
+        for (const auto& [name, value] : p.cc)
+        {
+            m_ccFactory.Set(name, StringValue(value));
+        }
+        for (const auto& [name, value] : p.ecn)
+        {
+            switches.SetQueueDiscAttribute(name, StringValue(value));
+        }
+        switches.SetQueueDiscAttribute("EcnEnabled", BooleanValue(true));
+        return;
+    }
+    std::string known;
+    for (const auto& name : GetDcqcnPresetNames())
+    {
+        known += (known.empty() ? "" : ", ") + name;
+    }
+    NS_FATAL_ERROR("unknown DCQCN preset '" << preset << "' (known: " << known << ")");
+}
+
+void
 RoceHelper::SetAddressBase(Ipv4Address network, Ipv4Mask mask, Ipv4Address base)
 {
     m_network = network.Get() & mask.Get();
@@ -79,6 +231,10 @@ RoceHelper::CreateEnd(Ptr<Node> node)
     else
     {
         Ptr<RoceNetDevice> nic = m_nicFactory.Create<RoceNetDevice>();
+        if (Ptr<RoceCongestionOps> cc = CreateCongestionControl())
+        {
+            nic->SetCongestionControl(cc);
+        }
         NS_ABORT_MSG_IF(m_nextHost & m_mask,
                         "RoceHelper: address space " << Ipv4Address(m_network) << "/"
                                                      << Ipv4Mask(m_mask) << " exhausted");
@@ -185,6 +341,10 @@ RoceHelper::CongestionControlByName(const std::string& name)
 {
     static const std::vector<std::pair<std::string, std::string>> shortNames = {
         {"none", "ns3::RoceCcNone"},
+        {"dcqcn", "ns3::DcqcnCongestionControl"},
+        {"hpcc", "ns3::HpccCongestionControl"},
+        {"timely", "ns3::TimelyCongestionControl"},
+        {"dctcp", "ns3::DctcpCongestionControl"},
     };
     std::string known;
     for (const auto& [shortName, typeName] : shortNames)

@@ -14,11 +14,13 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace ns3
 {
 
 class PfcNetDevice;
+class RoceSwitchHelper;
 
 /**
  * \ingroup rocev2
@@ -59,6 +61,48 @@ class RoceHelper : public PcapHelperForDevice
      * \param value attribute value
      */
     void SetChannelAttribute(std::string name, const AttributeValue& value);
+
+    /**
+     * \brief Select the congestion control every NIC installed from now on
+     * gives its queue pairs.
+     * \param name a short name (none, dcqcn, hpcc, timely, dctcp) or a
+     *        RoceCongestionOps TypeId name; unknown names are fatal
+     */
+    void SetCongestionControl(const std::string& name);
+
+    /**
+     * \brief Set an attribute of the selected congestion control (e.g. "G"
+     * for DCQCN, "Eta" for HPCC, "BaseRtt" for any).
+     * \param name attribute name \param value its value
+     */
+    void SetCongestionControlAttribute(std::string name, const AttributeValue& value);
+
+    /**
+     * \brief Select DCQCN with a published parameter set and give the
+     * switches of a switch helper the ECN marking that goes with it.
+     *
+     * - paper-2015: Zhu et al. (SIGCOMM'15).
+     * - nvidia-cx: ConnectX firmware defaults, with the switch ECN of
+     *   NVIDIA's RoCE lossless mode (150 KB / 1500 KB).
+     * - hpcc-sim: the values of the HPCC paper's simulator, whose results
+     *   this preset reproduces.
+     *
+     * Call it before Install() on both helpers. The values are in
+     * doc/rocev2.rst.
+     * \param preset the preset name; unknown names are fatal
+     * \param switches the switch helper to configure
+     */
+    void SetDcqcnPreset(const std::string& preset, RoceSwitchHelper& switches);
+
+    /**
+     * \return a congestion-control object configured as SetCongestionControl,
+     * SetCongestionControlAttribute and SetDcqcnPreset said (the prototype
+     * each installed NIC gets), or nullptr if none was selected
+     */
+    Ptr<RoceCongestionOps> CreateCongestionControl() const;
+
+    /** \return the DCQCN preset names */
+    static std::vector<std::string> GetDcqcnPresetNames();
 
     /**
      * \brief Set an attribute of the queue pairs CreateQp makes (RoceQueuePair,
@@ -157,6 +201,7 @@ class RoceHelper : public PcapHelperForDevice
     ObjectFactory m_portFactory;
     ObjectFactory m_channelFactory;
     ObjectFactory m_qpFactory;
+    ObjectFactory m_ccFactory; //!< congestion control; TypeId unset until selected
     uint32_t m_network;
     uint32_t m_mask;
     uint32_t m_nextHost;

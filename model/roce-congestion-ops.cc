@@ -5,6 +5,8 @@
 
 #include "ns3/log.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -25,7 +27,19 @@ RoceCongestionOps::GetTypeId()
                             .AddTraceSource("Window",
                                             "Congestion window in bytes (0 = none).",
                                             MakeTraceSourceAccessor(&RoceCongestionOps::m_window),
-                                            "ns3::TracedValueCallback::Uint64");
+                                            "ns3::TracedValueCallback::Uint64")
+                            .AddTraceSource("Rtt",
+                                            "Latest RTT sample of the queue pair.",
+                                            MakeTraceSourceAccessor(&RoceCongestionOps::m_rtt),
+                                            "ns3::TracedValueCallback::Time")
+                            .AddAttribute("BaseRtt",
+                                          "Unloaded round-trip time of the path, used by "
+                                          "window- and delay-based algorithms (HPCC's T, "
+                                          "DCTCP's initial window, TIMELY's minRTT). 0 takes "
+                                          "the smallest RTT sampled so far.",
+                                          TimeValue(Time(0)),
+                                          MakeTimeAccessor(&RoceCongestionOps::m_baseRtt),
+                                          MakeTimeChecker(Time(0)));
     return tid;
 }
 
@@ -35,6 +49,9 @@ RoceCongestionOps::RoceCongestionOps(const RoceCongestionOps& other)
     : Object(other),
       m_rate(other.m_rate.Get()),
       m_window(other.m_window.Get()),
+      m_rtt(other.m_rtt.Get()),
+      m_minRtt(other.m_minRtt),
+      m_baseRtt(other.m_baseRtt),
       m_ctx(other.m_ctx)
 {
 }
@@ -102,6 +119,35 @@ DataRate
 RoceCongestionOps::GetLineRate() const
 {
     return m_ctx.lineRate;
+}
+
+void
+RoceCongestionOps::RecordRtt(Time rtt)
+{
+    m_rtt = rtt;
+    if (m_minRtt.IsZero() || rtt < m_minRtt)
+    {
+        m_minRtt = rtt;
+    }
+}
+
+Time
+RoceCongestionOps::GetRtt() const
+{
+    return m_rtt;
+}
+
+Time
+RoceCongestionOps::GetBaseRtt() const
+{
+    return m_baseRtt.IsStrictlyPositive() ? m_baseRtt : m_minRtt;
+}
+
+double
+RoceCongestionOps::ClampRate(double rate, double minRate) const
+{
+    double line = static_cast<double>(m_ctx.lineRate.GetBitRate());
+    return std::min(line, std::max(minRate, rate));
 }
 
 TypeId

@@ -121,15 +121,46 @@ class RoceCongestionOps : public Object
     /** \return the sending rate in bit/s */
     double GetRate() const;
 
-    /** \return the congestion window in bytes, or 0 when the algorithm has none */
+    /**
+     * \return the congestion window in payload bytes, or 0 when the algorithm
+     * has none; the QP sends while (packets in flight + 1) x payload MTU fits
+     * in it, and always allows one packet in flight
+     */
     uint64_t GetWindow() const;
 
     /** \return the line rate the queue pair was connected with */
     DataRate GetLineRate() const;
 
+    /**
+     * \brief Record an RTT sample (the queue pair calls this before OnAck()
+     * for an ACK that carries one). Updates the Rtt trace and the smallest
+     * RTT seen.
+     * \param rtt the sample
+     */
+    void RecordRtt(Time rtt);
+
+    /** \return the latest RTT sample, zero before the first */
+    Time GetRtt() const;
+
+    /**
+     * \return the base RTT: the BaseRtt attribute if set, else the smallest
+     * RTT sampled so far (zero before the first sample)
+     */
+    Time GetBaseRtt() const;
+
   protected:
+    /**
+     * \brief Clamp a rate to [minRate, line rate].
+     * \param rate bit/s \param minRate bit/s
+     * \return the clamped rate
+     */
+    double ClampRate(double rate, double minRate) const;
+
     TracedValue<double> m_rate;     //!< sending rate, bit/s
-    TracedValue<uint64_t> m_window; //!< window in bytes, 0 = none
+    TracedValue<uint64_t> m_window; //!< window in payload bytes, 0 = none
+    TracedValue<Time> m_rtt;        //!< latest RTT sample
+    Time m_minRtt;                  //!< smallest RTT sample
+    Time m_baseRtt;                 //!< BaseRtt attribute (0 = use m_minRtt)
     RoceCcContext m_ctx;            //!< what Init() was told
 };
 

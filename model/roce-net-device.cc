@@ -45,7 +45,8 @@ RoceNetDevice::GetTypeId()
                           "Congestion control that every QP of this NIC forks "
                           "(a subclass of ns3::RoceCongestionOps).",
                           TypeIdValue(RoceCcNone::GetTypeId()),
-                          MakeTypeIdAccessor(&RoceNetDevice::m_ccType),
+                          MakeTypeIdAccessor(&RoceNetDevice::SetCongestionControlType,
+                                             &RoceNetDevice::GetCongestionControlType),
                           MakeTypeIdChecker())
             .AddAttribute("CnpPriority",
                           "Priority of the CNPs this NIC sends, 0..7.",
@@ -111,6 +112,7 @@ RoceNetDevice::DoDispose()
         qp->Dispose();
     }
     m_qps.clear();
+    m_ccPrototype = nullptr;
     for (auto& a : m_active)
     {
         a.clear();
@@ -155,6 +157,42 @@ RoceNetDevice::GetCongestionControlType() const
     return m_ccType;
 }
 
+void
+RoceNetDevice::SetCongestionControlType(TypeId tid)
+{
+    NS_ABORT_MSG_IF(
+        tid != RoceCongestionOps::GetTypeId() && !tid.IsChildOf(RoceCongestionOps::GetTypeId()),
+        "RoceNetDevice: CongestionControl=" << tid.GetName() << " is not a ns3::RoceCongestionOps");
+    NS_ABORT_MSG_IF(!tid.HasConstructor(),
+                    "RoceNetDevice: CongestionControl=" << tid.GetName()
+                                                        << " cannot be created (abstract)");
+    if (tid != m_ccType)
+    {
+        m_ccPrototype = nullptr;
+    }
+    m_ccType = tid;
+}
+
+void
+RoceNetDevice::SetCongestionControl(Ptr<RoceCongestionOps> prototype)
+{
+    NS_ABORT_MSG_IF(!prototype, "RoceNetDevice: SetCongestionControl(nullptr)");
+    m_ccType = prototype->GetInstanceTypeId();
+    m_ccPrototype = prototype;
+}
+
+Ptr<RoceCongestionOps>
+RoceNetDevice::GetCongestionControl()
+{
+    if (!m_ccPrototype)
+    {
+        ObjectFactory f;
+        f.SetTypeId(m_ccType);
+        m_ccPrototype = f.Create<RoceCongestionOps>();
+    }
+    return m_ccPrototype;
+}
+
 uint32_t
 RoceNetDevice::AddQp(Ptr<RoceQueuePair> qp)
 {
@@ -179,13 +217,12 @@ RoceNetDevice::ConnectQp(Ptr<RoceQueuePair> qp,
         }
     }
     NS_ABORT_MSG_IF(qpn == 0, "RoceNetDevice: ConnectQp on a QP that was not added to this NIC");
-    ObjectFactory f;
-    f.SetTypeId(m_ccType);
-    Ptr<RoceCongestionOps> proto = f.Create<RoceCongestionOps>();
-    NS_ABORT_MSG_IF(!proto,
-                    "RoceNetDevice: CongestionControl=" << m_ccType.GetName()
-                                                        << " is not a RoceCongestionOps");
-    qp->Connect(this, qpn, remoteQpn, remoteAddress, remoteInitialPsn, proto->Fork());
+    qp->Connect(this,
+                qpn,
+                remoteQpn,
+                remoteAddress,
+                remoteInitialPsn,
+                GetCongestionControl()->Fork());
 }
 
 Ptr<RoceQueuePair>

@@ -103,6 +103,25 @@ class RoceNetDevice : public PfcNetDevice
     /** \return the congestion-control TypeId that new QPs fork */
     TypeId GetCongestionControlType() const;
 
+    /**
+     * \brief Select the congestion control by TypeId (the CongestionControl
+     * attribute). The prototype is created with the attributes' defaults
+     * when the first QP connects.
+     * \param tid a subclass of ns3::RoceCongestionOps; checked
+     */
+    void SetCongestionControlType(TypeId tid);
+
+    /**
+     * \brief Use a configured prototype: every QP connected from now on
+     * forks it. This is how RoceHelper passes per-algorithm attributes
+     * (and DCQCN presets) to a NIC.
+     * \param prototype the prototype; also sets the CongestionControl type
+     */
+    void SetCongestionControl(Ptr<RoceCongestionOps> prototype);
+
+    /** \return the prototype QPs fork (created on first use) */
+    Ptr<RoceCongestionOps> GetCongestionControl();
+
     // Called by queue pairs --------------------------------------------
 
     /**
@@ -166,6 +185,7 @@ class RoceNetDevice : public PfcNetDevice
     Ipv4Address m_ipv4;
     uint32_t m_payloadMtu{1024};
     TypeId m_ccType;
+    Ptr<RoceCongestionOps> m_ccPrototype; //!< what QPs fork; null until needed
     uint8_t m_cnpPriority{6};
     DataRate m_rxDrainRate{0};
     QueueSize m_rxBufferSize;

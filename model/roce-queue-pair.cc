@@ -536,6 +536,7 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntR
     {
         ev.rtt = now - m_rttSent;
         m_rttValid = false;
+        m_cc->RecordRtt(ev.rtt);
     }
     m_cc->OnAck(ev);
     if (m_sndMax > m_sndUna)

@@ -15,6 +15,12 @@ cpp_examples = [
     ("rocev2-two-hosts --size=2000000 --qps=4 --error-rate=0.01", "True", "False"),
     ("rocev2-incast --senders=16 --size=300000 --buffer=2", "True", "False"),
     ("rocev2-incast --senders=8 --size=200000 --pfc=0 --buffer=0.3", "True", "False"),
+    ("rocev2-incast --senders=8 --size=500000 --dcqcn-preset=paper-2015", "True", "False"),
+    ("rocev2-incast --senders=8 --size=500000 --dcqcn-preset=nvidia-cx", "True", "False"),
+    ("rocev2-incast --senders=8 --size=500000 --dcqcn-preset=hpcc-sim", "True", "False"),
+    ("rocev2-incast --senders=8 --size=500000 --cc=hpcc", "True", "False"),
+    ("rocev2-incast --senders=8 --size=500000 --cc=timely", "True", "False"),
+    ("rocev2-incast --senders=8 --size=500000 --cc=dctcp", "True", "False"),
 ]
 
 # A list of Python examples to run in order to ensure that they remain
