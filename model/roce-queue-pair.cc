@@ -284,7 +284,9 @@ RoceQueuePair::GetStats() const
 bool
 RoceQueuePair::HasOutstanding() const
 {
-    return m_sndUna < m_sndEnd;
+    // In the error state every message has failed: nothing will be sent or
+    // acknowledged any more.
+    return m_state != ERROR && m_sndUna < m_sndEnd;
 }
 
 // ---------------------------------------------------------------------------

@@ -168,7 +168,7 @@ class RoceQueuePair : public Object
     /** \return the counters */
     const Stats& GetStats() const;
 
-    /** \return true if the QP has posted data not yet acknowledged */
+    /** \return true if the QP has posted data not yet acknowledged (false in ERROR) */
     bool HasOutstanding() const;
 
     // Called by the NIC -------------------------------------------------

@@ -875,6 +875,9 @@ class RoceRetryExhaustionTestCase : public TestCase
 
         NS_TEST_ASSERT_MSG_EQ(m_idleAtWatchdog, true, "the simulation ends by itself");
         NS_TEST_ASSERT_MSG_EQ(s->GetState(), RoceQueuePair::ERROR, "QP in the error state");
+        // Its messages failed: nothing is outstanding, so a loop that waits
+        // for HasOutstanding() to clear (e.g. a rate sampler) ends.
+        NS_TEST_ASSERT_MSG_EQ(s->HasOutstanding(), false, "nothing outstanding after ERROR");
         NS_TEST_ASSERT_MSG_EQ(s->GetStats().timeouts, retries + 1, "RetryCount + 1 timeouts");
         NS_TEST_ASSERT_MSG_EQ(m_errors.size(), 1, "Error trace fired once");
         if (m_errors.size() != 1)
