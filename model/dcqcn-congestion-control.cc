@@ -285,18 +285,9 @@ void
 DcqcnCongestionControl::Init(const RoceCcContext& ctx)
 {
     RoceCongestionOps::Init(ctx);
-    double line = static_cast<double>(ctx.lineRate.GetBitRate());
-    NS_ABORT_MSG_IF(static_cast<double>(m_minRate.GetBitRate()) > line,
-                    "DcqcnCongestionControl: MinRate=" << m_minRate << " exceeds the line rate "
-                                                       << ctx.lineRate);
-    NS_ABORT_MSG_IF(static_cast<double>(m_rateAi.GetBitRate()) > line,
-                    "DcqcnCongestionControl: RateAi=" << m_rateAi << " exceeds the line rate "
-                                                      << ctx.lineRate);
-    NS_ABORT_MSG_IF(static_cast<double>(m_rateHai.GetBitRate()) > line,
-                    "DcqcnCongestionControl: RateHai=" << m_rateHai << " exceeds the line rate "
-                                                       << ctx.lineRate);
-    NS_ABORT_MSG_IF(m_minRate.GetBitRate() == 0,
-                    "DcqcnCongestionControl: MinRate=0bps would stop the queue pair for good");
+    CheckRate("MinRate", m_minRate, "would stop the queue pair for good");
+    CheckRate("RateAi", m_rateAi, "");
+    CheckRate("RateHai", m_rateHai, "");
     m_rm.Init(GetRpParams(ctx.lineRate));
     m_alphaAnchor = Simulator::Now();
     Publish();
@@ -433,6 +424,10 @@ DcqcnCongestionControl::OnSend(uint32_t payloadBytes, uint32_t /* wireBytes */)
         return;
     }
     m_bytesSinceBc += payloadBytes;
+    if (m_bytesSinceBc < m_byteCounter)
+    {
+        return; // the per-packet path: one addition and one comparison
+    }
     while (m_bytesSinceBc >= m_byteCounter && m_rm.IsRecovering())
     {
         m_bytesSinceBc -= m_byteCounter;

@@ -106,14 +106,7 @@ HpccCongestionControl::Init(const RoceCcContext& ctx)
 {
     NS_LOG_FUNCTION(this);
     RoceCongestionOps::Init(ctx);
-    double line = static_cast<double>(ctx.lineRate.GetBitRate());
-    NS_ABORT_MSG_IF(ctx.lineRate.GetBitRate() == 0,
-                    "HpccCongestionControl: the NIC's line rate is 0bps");
-    NS_ABORT_MSG_IF(m_minRate.GetBitRate() == 0,
-                    "HpccCongestionControl: MinRate=0bps would stop the queue pair for good");
-    NS_ABORT_MSG_IF(static_cast<double>(m_minRate.GetBitRate()) > line,
-                    "HpccCongestionControl: MinRate=" << m_minRate << " exceeds the line rate "
-                                                      << ctx.lineRate);
+    CheckRate("MinRate", m_minRate, "would stop the queue pair for good");
     m_wirePacket = static_cast<double>(ctx.mtu) + ctx.wireOverhead;
     m_t = Time(0);
     m_tSeconds = m_tNs = 0;

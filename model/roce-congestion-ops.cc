@@ -3,6 +3,7 @@
  */
 #include "roce-congestion-ops.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -61,6 +62,8 @@ RoceCongestionOps::~RoceCongestionOps() = default;
 void
 RoceCongestionOps::Init(const RoceCcContext& ctx)
 {
+    NS_ABORT_MSG_IF(ctx.lineRate.GetBitRate() == 0,
+                    GetInstanceTypeId().GetName() << ": the NIC's line rate is 0bps");
     m_ctx = ctx;
     m_rate = static_cast<double>(ctx.lineRate.GetBitRate());
     m_window = 0;
@@ -141,6 +144,19 @@ Time
 RoceCongestionOps::GetBaseRtt() const
 {
     return m_baseRtt.IsStrictlyPositive() ? m_baseRtt : m_minRtt;
+}
+
+void
+RoceCongestionOps::CheckRate(const std::string& attribute,
+                             DataRate rate,
+                             const std::string& whyNotZero) const
+{
+    const std::string who = GetInstanceTypeId().GetName();
+    NS_ABORT_MSG_IF(rate.GetBitRate() == 0 && !whyNotZero.empty(),
+                    who << ": " << attribute << "=0bps " << whyNotZero);
+    NS_ABORT_MSG_IF(rate > m_ctx.lineRate,
+                    who << ": " << attribute << "=" << rate << " exceeds the line rate "
+                        << m_ctx.lineRate);
 }
 
 double

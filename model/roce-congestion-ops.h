@@ -150,6 +150,17 @@ class RoceCongestionOps : public Object
 
   protected:
     /**
+     * \brief Stop with a message naming the algorithm, the attribute and its
+     * value if the rate exceeds the line rate (Init() has set it), or if it
+     * is 0 and zero is not allowed.
+     * \param attribute the attribute's name \param rate its value
+     * \param whyNotZero what a zero rate would mean; empty allows zero
+     */
+    void CheckRate(const std::string& attribute,
+                   DataRate rate,
+                   const std::string& whyNotZero) const;
+
+    /**
      * \brief Clamp a rate to [minRate, line rate].
      * \param rate bit/s \param minRate bit/s
      * \return the clamped rate

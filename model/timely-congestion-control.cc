@@ -121,20 +121,11 @@ TimelyCongestionControl::Init(const RoceCcContext& ctx)
 {
     NS_LOG_FUNCTION(this);
     RoceCongestionOps::Init(ctx);
-    double line = static_cast<double>(ctx.lineRate.GetBitRate());
     NS_ABORT_MSG_IF(m_tLow >= m_tHigh,
                     "TimelyCongestionControl: Tlow="
                         << m_tLow.As(Time::US) << " must be below Thigh=" << m_tHigh.As(Time::US));
-    NS_ABORT_MSG_IF(m_minRate.GetBitRate() == 0,
-                    "TimelyCongestionControl: MinRate=0bps would stop the queue pair for good");
-    NS_ABORT_MSG_IF(static_cast<double>(m_minRate.GetBitRate()) > line,
-                    "TimelyCongestionControl: MinRate=" << m_minRate << " exceeds the line rate "
-                                                        << ctx.lineRate);
-    NS_ABORT_MSG_IF(m_delta.GetBitRate() == 0,
-                    "TimelyCongestionControl: Delta=0bps: the rate could never grow again");
-    NS_ABORT_MSG_IF(static_cast<double>(m_delta.GetBitRate()) > line,
-                    "TimelyCongestionControl: Delta=" << m_delta << " exceeds the line rate "
-                                                      << ctx.lineRate);
+    CheckRate("MinRate", m_minRate, "would stop the queue pair for good");
+    CheckRate("Delta", m_delta, "would never raise the rate");
     m_prevRtt = 0;
     m_havePrev = false;
     m_rttDiff = 0;
