@@ -79,3 +79,18 @@ endif()
 add_test(NAME check/deterministic/incast
          COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-deterministic.py
                  ${CMAKE_BINARY_DIR}/examples/rocev2-incast --senders=16 --size=300000 --buffer=2)
+
+# Input to the victim-flow example.
+set(_rocev2_victim ${CMAKE_BINARY_DIR}/examples/rocev2-victim-flow)
+function(rocev2_add_victim_abort_check name expect)
+  add_test(NAME check/abort/${name}
+           COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-abort.py
+                   --expect=${expect} -- ${_rocev2_victim} --size=10000 ${ARGN}
+           WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+  set_tests_properties(check/abort/${name} PROPERTIES SKIP_RETURN_CODE 77)
+endfunction()
+rocev2_add_victim_abort_check(victim-leaf-senders
+  "--victim-leaf-senders must be at least 1" --victim-leaf-senders=0)
+rocev2_add_victim_abort_check(victim-cc "unknown congestion control 'cubic'" --cc=cubic)
+rocev2_add_victim_abort_check(victim-preset "unknown DCQCN preset 'fast'"
+  --cc=dcqcn --dcqcn-preset=fast)

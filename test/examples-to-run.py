@@ -21,6 +21,8 @@ cpp_examples = [
     ("rocev2-incast --senders=8 --size=500000 --cc=hpcc", "True", "False"),
     ("rocev2-incast --senders=8 --size=500000 --cc=timely", "True", "False"),
     ("rocev2-incast --senders=8 --size=500000 --cc=dctcp", "True", "False"),
+    ("rocev2-victim-flow --cc=none --size=1000000 --victim-size=10000000 --warmup=100us", "True", "False"),
+    ("rocev2-victim-flow --cc=dcqcn --size=1000000 --victim-size=10000000 --warmup=100us", "True", "False"),
 ]
 
 # A list of Python examples to run in order to ensure that they remain
