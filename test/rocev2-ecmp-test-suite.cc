@@ -21,7 +21,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <functional>
 #include <iostream>
 #include <map>
