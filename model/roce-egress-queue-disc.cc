@@ -13,9 +13,11 @@
 #include "ns3/enum.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <sstream>
 
 namespace ns3
 {
@@ -77,10 +79,19 @@ RoceEgressQueueDisc::GetTypeId()
                                           RoceEgressQueueDisc::DWRR,
                                           "Dwrr"))
             .AddAttribute("DwrrQuantum",
-                          "Bytes each priority may send per DWRR round.",
+                          "Bytes a priority of weight 1 may send per DWRR round.",
                           UintegerValue(9216),
                           MakeUintegerAccessor(&RoceEgressQueueDisc::m_quantum),
                           MakeUintegerChecker<uint32_t>(64))
+            .AddAttribute("DwrrWeights",
+                          "DWRR weight of each priority, priority 0 first: 8 integers "
+                          "1..65535 separated by commas. Priority i earns DwrrQuantum * w_i "
+                          "bytes per round, so backlogged priorities share the link as "
+                          "w_i / sum(w).",
+                          StringValue("1,1,1,1,1,1,1,1"),
+                          MakeStringAccessor(&RoceEgressQueueDisc::SetDwrrWeights,
+                                             &RoceEgressQueueDisc::GetDwrrWeights),
+                          MakeStringChecker())
             .AddAttribute("EcnEnabled",
                           "Mark ECN-capable packets with CE (RED on queue bytes).",
                           BooleanValue(true),
@@ -122,6 +133,7 @@ RoceEgressQueueDisc::RoceEgressQueueDisc()
     : QueueDisc(QueueDiscSizePolicy::NO_LIMITS)
 {
     m_uniform = CreateObject<UniformRandomVariable>();
+    m_weights.fill(1);
 }
 
 RoceEgressQueueDisc::~RoceEgressQueueDisc() = default;
@@ -144,6 +156,77 @@ void
 RoceEgressQueueDisc::SetPausedMask(uint8_t mask)
 {
     m_pausedMask = mask;
+}
+
+bool
+RoceEgressQueueDisc::ParseDwrrWeights(const std::string& spec,
+                                      std::array<uint32_t, NUM_PRIORITIES>& weights,
+                                      std::string& error)
+{
+    std::array<uint32_t, NUM_PRIORITIES> parsed{};
+    std::ostringstream why;
+    why << "RoceEgressQueueDisc: DwrrWeights='" << spec << "' ";
+    uint32_t n = 0;
+    std::size_t start = 0;
+    while (true)
+    {
+        std::size_t comma = spec.find(',', start);
+        std::string item = spec.substr(start, comma == std::string::npos ? comma : comma - start);
+        std::size_t first = item.find_first_not_of(" \t");
+        std::size_t last = item.find_last_not_of(" \t");
+        std::string word = first == std::string::npos ? "" : item.substr(first, last - first + 1);
+        bool digits = !word.empty() && word.size() <= 5 &&
+                      word.find_first_not_of("0123456789") == std::string::npos;
+        unsigned long w = digits ? std::stoul(word) : 0;
+        if (!digits || w < 1 || w > MAX_DWRR_WEIGHT)
+        {
+            why << "has '" << word << "' for priority " << n << ": each weight must be an "
+                << "integer 1.." << MAX_DWRR_WEIGHT;
+            error = why.str();
+            return false;
+        }
+        if (n < NUM_PRIORITIES)
+        {
+            parsed[n] = static_cast<uint32_t>(w);
+        }
+        ++n;
+        if (comma == std::string::npos)
+        {
+            break;
+        }
+        start = comma + 1;
+    }
+    if (n != NUM_PRIORITIES)
+    {
+        why << "has " << n << " weights; it needs " << NUM_PRIORITIES
+            << " (one per priority 0..7, separated by commas)";
+        error = why.str();
+        return false;
+    }
+    weights = parsed;
+    error.clear();
+    return true;
+}
+
+void
+RoceEgressQueueDisc::SetDwrrWeights(std::string spec)
+{
+    std::string error;
+    NS_ABORT_MSG_IF(!ParseDwrrWeights(spec, m_weights, error), error);
+    m_weightSpec = spec;
+    m_minWeight = *std::min_element(m_weights.begin(), m_weights.end());
+}
+
+std::string
+RoceEgressQueueDisc::GetDwrrWeights() const
+{
+    return m_weightSpec;
+}
+
+uint32_t
+RoceEgressQueueDisc::GetDwrrWeight(uint8_t priority) const
+{
+    return m_weights.at(priority);
 }
 
 bool
@@ -279,10 +362,11 @@ RoceEgressQueueDisc::PickQueue()
             }
         }
     }
-    // DWRR: the queue whose turn it is earns one quantum when its turn starts
-    // and sends while its deficit covers its head packet; then the turn moves on.
-    // An empty queue loses its deficit.
-    uint32_t maxVisits = NUM_PRIORITIES * (2 + 65536 / m_quantum);
+    // DWRR: the queue whose turn it is earns its quantum (DwrrQuantum times
+    // its weight) when its turn starts and sends while its deficit covers its
+    // head packet; then the turn moves on. An empty or paused queue loses its
+    // deficit. A head packet needs at most 65536 / (smallest quantum) turns.
+    uint32_t maxVisits = NUM_PRIORITIES * (2 + 65536 / (uint64_t(m_quantum) * m_minWeight));
     for (uint32_t visits = 0; visits < maxVisits; ++visits)
     {
         uint32_t i = m_dwrrNext;
@@ -290,7 +374,7 @@ RoceEgressQueueDisc::PickQueue()
         {
             if (!m_dwrrTurnStarted)
             {
-                m_deficit[i] += m_quantum;
+                m_deficit[i] += static_cast<int64_t>(m_quantum) * m_weights[i];
                 m_dwrrTurnStarted = true;
             }
             if (m_deficit[i] >= static_cast<int64_t>(GetInternalQueue(i)->Peek()->GetSize()))

@@ -12,6 +12,7 @@
 #include "ns3/random-variable-stream.h"
 
 #include <array>
+#include <string>
 
 namespace ns3
 {
@@ -71,6 +72,13 @@ class RoceSwitchItem : public QueueDiscItem
  * Kmax (Kmin = Kmax gives DCTCP-style step marking). Kmin and Kmax are given
  * for EcnThresholdRate and scale with the port's rate, so one setting serves
  * every link speed.
+ *
+ * Scheduling is strict priority (the highest ready priority first) or deficit
+ * weighted round robin: priority i earns DwrrQuantum * w_i bytes of credit per
+ * round (w_i from DwrrWeights), so backlogged priorities share the link in
+ * proportion to their weights. Either way a priority the downstream device
+ * paused with PFC is not ready: it is skipped, keeps its packets, and loses
+ * its DWRR credit like an empty queue.
  */
 class RoceEgressQueueDisc : public QueueDisc
 {
@@ -90,6 +98,7 @@ class RoceEgressQueueDisc : public QueueDisc
     };
 
     static constexpr uint32_t NUM_PRIORITIES = 8;      //!< queues per port
+    static constexpr uint32_t MAX_DWRR_WEIGHT = 65535; //!< largest DWRR weight
     static constexpr const char* MARK_ECN = "ecn-red"; //!< mark reason
 
     /**
@@ -110,6 +119,29 @@ class RoceEgressQueueDisc : public QueueDisc
 
     /** \param mask bit p set if the downstream device paused priority p */
     void SetPausedMask(uint8_t mask);
+
+    /**
+     * \brief Set the DWRR weights (the DwrrWeights attribute). Aborts with a
+     * message naming the attribute and the value if the string is malformed.
+     * \param spec eight positive integers separated by commas, priority 0 first
+     */
+    void SetDwrrWeights(std::string spec);
+    /** \return the DwrrWeights attribute as set */
+    std::string GetDwrrWeights() const;
+    /** \param priority a priority \return its DWRR weight */
+    uint32_t GetDwrrWeight(uint8_t priority) const;
+
+    /**
+     * \brief Parse a DwrrWeights string.
+     * \param spec the string: exactly NUM_PRIORITIES integers in
+     *        1..MAX_DWRR_WEIGHT separated by commas (spaces allowed)
+     * \param weights receives the weights, priority 0 first
+     * \param error receives why the string was refused
+     * \return true if the string is valid
+     */
+    static bool ParseDwrrWeights(const std::string& spec,
+                                 std::array<uint32_t, NUM_PRIORITIES>& weights,
+                                 std::string& error);
 
     /** \param priority a priority \return bytes queued in it */
     uint64_t GetQueueBytes(uint8_t priority) const;
@@ -157,6 +189,9 @@ class RoceEgressQueueDisc : public QueueDisc
     uint8_t m_pausedMask{0};
     Scheduler m_scheduler{STRICT};
     uint32_t m_quantum{9216};
+    std::string m_weightSpec;                         //!< DwrrWeights as set
+    std::array<uint32_t, NUM_PRIORITIES> m_weights{}; //!< DWRR weight per priority
+    uint32_t m_minWeight{1};                          //!< smallest weight
     std::array<int64_t, NUM_PRIORITIES> m_deficit{};
     uint32_t m_dwrrNext{0};
     bool m_dwrrTurnStarted{false};
