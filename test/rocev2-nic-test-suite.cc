@@ -954,6 +954,10 @@ class RocePsnWrapTestCase : public TestCase
         RoceHelper roce;
         roce.SetQpAttribute("InitialPsn", UintegerValue(0xFFFFF0));
         roce.SetQpAttribute("RetransmitTimeout", TimeValue(MicroSeconds(50)));
+        // Coalesced ACKs: when a NAK arrives, the oldest unacknowledged PSN
+        // can lie before the lost one, so restarting at the NAK's PSN (and
+        // not at the oldest unacknowledged) is visible on the wire.
+        roce.SetQpAttribute("AckInterval", UintegerValue(8));
         TwoHosts h = MakeTwoHosts(roce, DataRate("100Gbps"), 1024);
         Ptr<RoceMatchDropErrorModel> em = CreateObject<RoceMatchDropErrorModel>();
         // Each of the two PSNs is lost once, on its first transmission.

@@ -357,7 +357,7 @@ class EcnRedTestCase : public TestCase
         // Sum of independent Bernoulli marks: mean sum p, variance sum p(1-p).
         NS_TEST_ASSERT_MSG_EQ_TOL(double(marksMid),
                                   expectMid,
-                                  4 * std::sqrt(varMid) + 1,
+                                  (4 * std::sqrt(varMid) + 1),
                                   "dequeue marks between Kmin and Kmax");
         NS_TEST_ASSERT_MSG_EQ(mmu->GetTotalBytes(), 0, "MMU drained");
         q->Dispose();
