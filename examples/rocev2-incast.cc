@@ -15,14 +15,16 @@
  *       --trace-rate=rates.csv && utils/plot-rates.py rates.csv -o rates.png
  *
  * --cc selects the congestion control of every NIC (none, dcqcn, hpcc,
- * timely, dctcp); --dcqcn-preset selects DCQCN with a published parameter
+ * timely, dctcp; dctcp also sets the switches' step marking at 30 KB per
+ * 100 Gb/s); --dcqcn-preset selects DCQCN with a published parameter
  * set and the switch ECN marking that goes with it. --trace-rate writes each
  * sender QP's rate (and window) every --trace-interval as CSV.
  *
  * The JSON holds drops, pfc_pause_tx, max_queue_bytes, buffer_leftover_bytes,
  * ecn_marked, cnp_sent and per-flow {src, bytes, fct_us, goodput_gbps}. The
  * program exits 1 if a byte is missing, if a lossless run dropped anything,
- * or if the switch buffer did not drain.
+ * if the switch buffer did not drain, or if a congestion control (--cc other
+ * than none) never acted: no CNP for DCQCN, no rate or window reduction for any.
  */
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
@@ -132,6 +134,18 @@ main(int argc, char* argv[])
     {
         roce.SetDcqcnPreset(preset, switches);
     }
+    if (cc == "dctcp")
+    {
+        // DCTCP needs step marking at a threshold K (RED with Kmin = Kmax and
+        // Pmax = 1), with K > C x RTT / 7 (Alizadeh et al.): 30 KB at 100 Gb/s
+        // (C x RTT = 54 KB for 1 us links), scaled with the link rate. The
+        // default RED thresholds (400 KB at 100 Gb/s) would hardly ever mark.
+        switches.SetQueueDiscAttribute("EcnEnabled", BooleanValue(true));
+        switches.SetQueueDiscAttribute("EcnKmin", QueueSizeValue(QueueSize("30KB")));
+        switches.SetQueueDiscAttribute("EcnKmax", QueueSizeValue(QueueSize("30KB")));
+        switches.SetQueueDiscAttribute("EcnPmax", DoubleValue(1.0));
+        switches.SetQueueDiscAttribute("EcnThresholdRate", DataRateValue(DataRate("100Gbps")));
+    }
     switches.Install(sw);
 
     roce.SetDeviceAttribute("DataRate", StringValue(rate));
@@ -168,11 +182,23 @@ main(int argc, char* argv[])
         Time done;
     };
 
+    // Evidence that the congestion control acted: rate or window reductions
+    // of the sender QPs, read off their Rate and Window traces.
+    uint64_t ccReductions = 0;
+    auto countRate = [&ccReductions](double before, double after) {
+        ccReductions += after < before ? 1 : 0;
+    };
+    auto countWindow = [&ccReductions](uint64_t before, uint64_t after) {
+        ccReductions += after < before ? 1 : 0;
+    };
     std::vector<Flow> flows(senders);
     for (uint32_t s = 0; s < senders; ++s)
     {
         flows[s].src = s + 1;
         flows[s].qp = roce.CreateQp(nics.Get(s + 1), nics.Get(0)).first;
+        Ptr<RoceCongestionOps> c = flows[s].qp->GetCongestionControl();
+        c->TraceConnectWithoutContext("Rate", Callback<void, double, double>(countRate));
+        c->TraceConnectWithoutContext("Window", Callback<void, uint64_t, uint64_t>(countWindow));
         Flow* f = &flows[s];
         f->qp->PostWrite(size, Callback<void, const RoceCompletion&>([f](const RoceCompletion& c) {
                              f->done = c.completed;
@@ -213,6 +239,11 @@ main(int argc, char* argv[])
     {
         last = std::max(last, f.done);
     }
+    uint64_t cnpReceived = 0;
+    for (const auto& f : flows)
+    {
+        cnpReceived += f.qp->GetStats().cnpReceived;
+    }
     std::cout << std::fixed << std::setprecision(3);
     std::cout << "rocev2-incast: " << senders << ":1 at " << rate << ", " << size
               << " B per sender, PFC " << (pfc ? "on" : "off") << ", buffer " << bufferMb
@@ -225,6 +256,8 @@ main(int argc, char* argv[])
               << "  drops " << stats.drops << ", PFC pauses sent " << stats.pfcPauseTx
               << ", max queue " << stats.maxQueueBytes << " B, ECN marks " << stats.ecnMarked
               << ", buffer left " << stats.bufferedBytes << " B, retransmits " << stats.retransmits
+              << "\n"
+              << "  CNPs received " << cnpReceived << ", rate/window reductions " << ccReductions
               << "\n";
     stats.WriteBenchLines(std::cout);
 
@@ -254,6 +287,19 @@ main(int argc, char* argv[])
     }
     bool ok =
         stats.bytesDelivered == expected && stats.bufferedBytes == 0 && (!pfc || stats.drops == 0);
+    // With a congestion control the incast must have made it act: DCQCN
+    // received CNPs and cut a rate, the others cut a rate or a window. PFC
+    // alone keeps such a run lossless, so the checks above would pass without.
+    if (cc == "dcqcn" && cnpReceived == 0)
+    {
+        std::cout << "  FAIL: DCQCN but no CNP received\n";
+        ok = false;
+    }
+    if (cc != "none" && ccReductions == 0)
+    {
+        std::cout << "  FAIL: congestion control " << cc << " never reduced a rate or window\n";
+        ok = false;
+    }
     Simulator::Destroy();
     return ok ? 0 : 1;
 }

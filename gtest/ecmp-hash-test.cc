@@ -156,7 +156,9 @@ TEST(EcmpHashTest, Mix64MatchesFmix64)
 }
 
 // The same flow must take the same path on every run and platform: these
-// constants change only if the hash function itself changes.
+// constants change only if the hash function itself changes. They agree with
+// an independent Python evaluation of the formula in ecmp-hash.h (see the
+// snippet in DifferentSeedsChooseIndependently), Select() as (h >> 32) * n >> 32.
 TEST(EcmpHashTest, PinnedValues)
 {
     struct Case
@@ -202,8 +204,29 @@ TEST(EcmpHashTest, PinnedValues)
         EXPECT_EQ(h, c.hash) << "seed " << c.seed << " sport " << c.flow.sport;
         EXPECT_EQ(EcmpHash::Select(h, 16), c.select16);
         EXPECT_EQ(EcmpHash::Select(h, 7), c.select7);
-        // A pure function: asking twice gives the same answer.
-        EXPECT_EQ(HashFlow(c.seed, c.flow, c.useQp), h);
+        // Every field the hash covers matters: flipping one bit of any of
+        // them (or of the seed) gives another hash; the destination QP
+        // matters exactly when E-ECMP is on.
+        auto changed = [&c, h](Flow f, uint64_t seed) { return HashFlow(seed, f, c.useQp) != h; };
+        Flow f = c.flow;
+        f.srcIp ^= 1u << 7;
+        EXPECT_TRUE(changed(f, c.seed)) << "srcIp ignored";
+        f = c.flow;
+        f.dstIp ^= 1u << 31;
+        EXPECT_TRUE(changed(f, c.seed)) << "dstIp ignored";
+        f = c.flow;
+        f.sport ^= 1u;
+        EXPECT_TRUE(changed(f, c.seed)) << "sport ignored";
+        f = c.flow;
+        f.dport ^= 1u << 15;
+        EXPECT_TRUE(changed(f, c.seed)) << "dport ignored";
+        f = c.flow;
+        f.proto ^= 1u << 2;
+        EXPECT_TRUE(changed(f, c.seed)) << "proto ignored";
+        EXPECT_TRUE(changed(c.flow, c.seed ^ (1ULL << 63))) << "seed ignored";
+        f = c.flow;
+        f.destQp ^= 1u << 23;
+        EXPECT_EQ(changed(f, c.seed), c.useQp) << "destQp hashed iff E-ECMP";
     }
 }
 
@@ -260,10 +283,20 @@ TEST(EcmpHashTest, DifferentSeedsChooseIndependently)
             EXPECT_LE(frac, 0.10) << "seeds " << a << " / " << b;
         }
     }
-    // The same seed agrees with itself on every flow.
+    // Known answer for seed 9, computed outside the model with Python's
+    // arbitrary-precision integers from the formula in ecmp-hash.h:
+    //   m = (1 << 64) - 1
+    //   fmix(x): x ^= x >> 33; x = x * 0xff51afd7ed558ccd & m; x ^= x >> 33;
+    //            x = x * 0xc4ceb9fe1a85ec53 & m; x ^= x >> 33
+    //   h = fmix(9 ^ 0x9e3779b97f4a7c15); h = fmix(h ^ (src << 32 | dst))
+    //   h = fmix(h ^ (sport << 32 | dport << 8 | proto))
+    //   h = fmix(h ^ (qp | 1 << 40))
+    EXPECT_EQ(HashFlow(9, Flow{0x0A000001, 0x0A000002, 49152, ROCE_PORT, UDP, 0x123456}, true),
+              0xa213fefb9bfd2053ULL);
+    // A seed differing in one bit changes the hash of every flow.
     for (const auto& f : flows)
     {
-        ASSERT_EQ(HashFlow(9, f, false), HashFlow(9, f, false));
+        ASSERT_NE(HashFlow(9, f, false), HashFlow(9 ^ (1ULL << 40), f, false));
     }
 }
 

@@ -4,7 +4,10 @@
 # Examples that ns-3's test.py runs in-tree, and that the standalone ctest
 # smoke-runs (cmake/rocev2-standalone.cmake reads this file). Each example
 # exits non-zero when its own invariants fail (bytes missing, buffers not
-# drained), so a run is a check, not just a crash test.
+# drained), so a run is a check, not just a crash test. The --cc and
+# --dcqcn-preset runs of rocev2-incast also fail when the congestion control
+# never acted (no CNP for DCQCN, no rate or window cut), which PFC alone
+# would otherwise hide.
 #
 # A list of C++ examples to run in order to ensure that they remain
 # buildable and runnable over time. Each tuple in the list contains

@@ -229,6 +229,56 @@ class DcqcnNotificationPointTestCase : public TestCase
 
 /**
  * \ingroup rocev2
+ * The reaction point's decrease coalescing on its own: with CnpInterval = 0
+ * the notification point sends a CNP for every CE mark, so CNPs arrive far
+ * more often than once per RateDecreasePeriod, and only the period limits
+ * the decreases.
+ */
+class DcqcnDecreaseCoalescingTestCase : public TestCase
+{
+  public:
+    DcqcnDecreaseCoalescingTestCase()
+        : TestCase("DCQCN RP: with a CNP per CE mark, decreases are coalesced to one per "
+                   "RateDecreasePeriod")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const Time period = MicroSeconds(10);
+        CcScenario sc;
+        sc.senders = 4;
+        sc.size = 4000000;
+        sc.configure = [period](RoceHelper& roce, RoceSwitchHelper& switches) {
+            roce.SetDcqcnPreset("paper-2015", switches);
+            roce.SetCongestionControlAttribute("CnpInterval", TimeValue(Time(0)));
+            roce.SetCongestionControlAttribute("RateDecreasePeriod", TimeValue(period));
+        };
+        CcResult r = RunCcScenario(sc);
+        for (uint32_t s = 0; s < sc.senders; ++s)
+        {
+            const auto& rx = r.receiverStats[s];
+            const auto& tx = r.senderStats[s];
+            NS_TEST_ASSERT_MSG_EQ(rx.cnpSent, rx.ceReceived, "CnpInterval 0: a CNP per CE mark");
+            NS_TEST_ASSERT_MSG_EQ(tx.cnpReceived, rx.cnpSent, "every CNP arrives");
+            NS_TEST_ASSERT_MSG_GT(r.decreases[s], 0u, "CNPs decreased the rate");
+            NS_TEST_ASSERT_MSG_LT(r.decreases[s], tx.cnpReceived, "CNPs are coalesced");
+            // Decreases are at least one period apart. They start after the
+            // first CNP (t > 0) and end at most one period after the last CNP,
+            // which the receiver sends no later than the final ACK (t <= FCT):
+            // all lie in (0, FCT + period], so there are at most
+            // FCT / period + 2 of them.
+            uint64_t maxDecreases =
+                static_cast<uint64_t>(r.fct[s].GetNanoSeconds() / period.GetNanoSeconds()) + 2;
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(r.decreases[s], maxDecreases, "one decrease per period");
+        }
+        NS_TEST_ASSERT_MSG_EQ(r.stats.bytesDelivered, sc.senders * sc.size, "every byte arrives");
+    }
+};
+
+/**
+ * \ingroup rocev2
  * Two long DCQCN flows at 100 Gb/s, the second starting 1 ms after the first,
  * share the bottleneck fairly: Jain's index >= 0.99 over the second half.
  */
@@ -332,19 +382,35 @@ class DcqcnIncastTestCase : public TestCase
  * are 58 B of Ethernet, IPv4, UDP, BTH and ICRC plus 24 B of FCS, preamble
  * and IFG (doc/rocev2.rst, Validation).
  *
- * Measured: 36.52 ms and 36.77 ms, 5.5% and 6.2% above the fair-share time;
- * the flows end within 1% of each other. The deficit is the start: both
- * flows overshoot Kmin, keep receiving CNPs while the queue drains, fall to
- * a few Gb/s and wait for the 900 us increase timer (35% of the first 2 ms
- * is lost). The issue's target of 2% is not met; this test holds the
- * measured behaviour to 8% and the two flows to 2% of each other.
+ * The bound: the HPCC simulator itself, with DCQCN alone, finishes the two
+ * flows 0.9% and 5.3% over this fair-share time, i.e. its slower flow loses
+ * 0.053 x 34.62 ms = 1.83 ms. That loss is a start-up cost: both flows
+ * overshoot Kmin, keep receiving CNPs while the queue drains, fall to a few
+ * Gb/s and climb back on the rate-increase timer. This model's flows in
+ * addition wait for one 900 us increase-timer period before the first
+ * increase (doc/rocev2.rst), so each flow may lose
+ *   D = 1.83 ms + 0.90 ms = 2.73 ms (7.9% of 34.62 ms)
+ * and must finish within [T, T + D]. Because D is a start-up cost it does not
+ * scale with the message: the 2 x 20 MB run (T = 3.46 ms) has the same
+ * absolute allowance. For the same reason the two flows' difference is
+ * bounded in absolute terms, by 2% of the 200 MB fair-share time (0.69 ms):
+ * the flows start together and see the same marks on average, so they can
+ * differ only by how the start-up's CNPs fell on them (the reference's flows,
+ * which start 1 us apart, differ by 1.5 ms).
+ *
+ * Measured 200 MB: 36.52 ms and 36.77 ms (5.5%, 6.2%); the issue's target
+ * of 2% is not met. Measured 20 MB: 5.01 ms and 5.16 ms, i.e. 1.55 ms and
+ * 1.70 ms of start-up loss, as in the long run.
  */
 class DcqcnHpccSimIncastTestCase : public TestCase
 {
   public:
-    DcqcnHpccSimIncastTestCase()
-        : TestCase("DCQCN hpcc-sim: 2 x 200 MB 2:1 incast, both flows within 8% of the "
-                   "fair-share time and 2% of each other")
+    /** \param size bytes each of the two senders writes */
+    explicit DcqcnHpccSimIncastTestCase(uint64_t size)
+        : TestCase("DCQCN hpcc-sim: 2 x " + std::to_string(size / 1000000) +
+                   " MB 2:1 incast, both flows within a start-up allowance of the fair-share "
+                   "time and 0.69 ms of each other"),
+          m_size(size)
     {
     }
 
@@ -354,23 +420,29 @@ class DcqcnHpccSimIncastTestCase : public TestCase
         CcScenario sc;
         sc.senders = 2;
         sc.hosts = 65;
-        sc.size = 200000000;
+        sc.size = m_size;
         sc.mtu = 1000;
         sc.configure = Preset("hpcc-sim");
         CcResult r = RunCcScenario(sc);
-        const double fairShare = 400e6 / 1000 * (1000 + 82) * 8 / 100e9;
+        const double fairShare = 2.0 * m_size / 1000 * (1000 + 82) * 8 / 100e9;
+        const double reference200 = 400e6 / 1000 * (1000 + 82) * 8 / 100e9; // 34.62 ms
+        const double startUp = 0.053 * reference200 + 900e-6;
         for (uint32_t s = 0; s < 2; ++s)
         {
             double fct = r.fct[s].GetSeconds();
             NS_TEST_ASSERT_MSG_GT_OR_EQ(fct, fairShare, "no flow beats the fair share");
-            NS_TEST_ASSERT_MSG_EQ_TOL(fct, fairShare, 0.08 * fairShare, "flow " << s);
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(fct,
+                                        fairShare + startUp,
+                                        "flow " << s << " beyond the start-up allowance");
         }
         double a = r.fct[0].GetSeconds();
         double b = r.fct[1].GetSeconds();
-        NS_TEST_ASSERT_MSG_EQ_TOL(a, b, 0.02 * std::max(a, b), "the flows share fairly");
+        NS_TEST_ASSERT_MSG_EQ_TOL(a, b, 0.02 * reference200, "the flows share fairly");
         NS_TEST_ASSERT_MSG_EQ(r.stats.drops, 0u, "lossless");
-        NS_TEST_ASSERT_MSG_EQ(r.stats.bytesDelivered, 400000000u, "every byte");
+        NS_TEST_ASSERT_MSG_EQ(r.stats.bytesDelivered, 2 * m_size, "every byte");
     }
+
+    uint64_t m_size; //!< bytes per sender
 };
 
 /**
@@ -384,10 +456,12 @@ class RoceCcTestSuite : public TestSuite
         : TestSuite("rocev2-cc", SYSTEM)
     {
         AddTestCase(new DcqcnNotificationPointTestCase, TestCase::QUICK);
+        AddTestCase(new DcqcnDecreaseCoalescingTestCase, TestCase::QUICK);
         AddTestCase(new DcqcnIncastTestCase, TestCase::QUICK);
         AddTestCase(new DcqcnFairnessTestCase("nvidia-cx", 1500000), TestCase::QUICK);
         AddTestCase(new DcqcnFairnessTestCase("paper-2015", 200000), TestCase::QUICK);
-        AddTestCase(new DcqcnHpccSimIncastTestCase, TestCase::EXTENSIVE);
+        AddTestCase(new DcqcnHpccSimIncastTestCase(20000000), TestCase::QUICK);
+        AddTestCase(new DcqcnHpccSimIncastTestCase(200000000), TestCase::TAKES_FOREVER);
     }
 };
 

@@ -438,7 +438,7 @@ class HpccVersusDcqcnTestCase : public TestCase
 {
   public:
     HpccVersusDcqcnTestCase()
-        : TestCase("HPCC: 2:1 at 100G, queue far below DCQCN's, link >= 90% busy, no loss")
+        : TestCase("HPCC: 2:1 at 100G, queue far below DCQCN's, link >= 92% busy, no loss")
     {
     }
 
@@ -467,12 +467,20 @@ class HpccVersusDcqcnTestCase : public TestCase
         // INT-measured U (frame bytes, INT record included) at eta = 0.95: the
         // wire is then 0.95 x 1138/1114 = 97% busy, which counts here as
         // 0.97 x 1106/1138 = 0.94 since the 32-byte INT record is left out.
-        // Measured: 0.93 while both run, 0.91 over the run.
+        // Start-up: the initial windows overshoot, and the cut that follows
+        // can leave the pipe short for about two base RTTs (one for the INT
+        // to come back, one for the new window to fill it): 2 x 4.2 us of the
+        // ~510 us both flows run is 1.6%, so both on: >= 0.94 - 0.016 = 0.92.
+        // Whole run (~570 us): when the first flow ends, the second must grow
+        // from half the pipe; HPCC's multiplicative update W / (U / eta) does
+        // it within a few RTTs. Allowing five RTTs (21 us, 3.7%) of an idle
+        // link: >= 0.92 - 0.037 = 0.88.
+        // Measured: 0.929 while both run, 0.907 over the run.
         Time both = hpcc.FirstDone();
         double busy = hpcc.DeliveredBy(both) * WIRE_FACTOR * 8 / (both.GetSeconds() * LINK_BPS);
-        NS_TEST_ASSERT_MSG_GT_OR_EQ(busy, 0.90, "HPCC bottleneck utilisation, both flows on");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(busy, 0.92, "HPCC bottleneck utilisation, both flows on");
         NS_TEST_ASSERT_MSG_GT_OR_EQ(Utilisation(hpcc, senders, size),
-                                    0.85,
+                                    0.88,
                                     "HPCC bottleneck utilisation, whole run");
         // Peak: HPCC's is the first RTT's two initial windows less the pipe
         // (~71 KB); DCQCN's builds past Kmin = 400 KB (~517 KB). Mean: ~1.5 KB
@@ -711,16 +719,24 @@ class TimelyConvergenceTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(r.stats.drops, 0, "dropped");
         NS_TEST_ASSERT_MSG_EQ(r.stats.timeouts, 0, "timeouts");
         NS_TEST_ASSERT_MSG_EQ(r.stats.bytesDelivered, senders * size, "bytes missing");
-        // Fair share over the second half of the time both flows run (measured
-        // Jain 0.9999).
+        // Fair share over the second half of the time both flows run. For two
+        // flows with shares x and 1 - x, Jain = 1 / (2 (x^2 + (1 - x)^2)), so
+        // Jain >= 0.99 holds each flow within 45:55. Both flows meet the
+        // congestion at the same rate and see the same RTT samples, so
+        // TIMELY's symmetric updates keep them equal up to one Delta step per
+        // sample (0.5 Gb/s, 1% of the 50 Gb/s share). Measured Jain 0.9999.
         Time from = (r.start + r.FirstDone()) / 2;
-        NS_TEST_ASSERT_MSG_GT_OR_EQ(r.Jain(from, r.FirstDone()), 0.95, "unfair");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(r.Jain(from, r.FirstDone()), 0.99, "unfair");
         // The gradient reacts before T_high: the queue stays well below
         // (T_high - base RTT) x B = 1.2 MB (measured peak ~250 KB).
         NS_TEST_ASSERT_MSG_LT(r.stats.maxQueueBytes, 600000, "queue ran away");
-        // TIMELY at 2x overload cuts to MinRate and climbs back by Delta per
-        // RTT: utilisation is modest (measured 0.53), but never collapses.
-        NS_TEST_ASSERT_MSG_GT_OR_EQ(Utilisation(r, senders, size), 0.40, "rate collapsed");
+        // TIMELY at 2x overload cuts towards MinRate and climbs back linearly
+        // by Delta per RTT sample (HAI only speeds the climb): a sawtooth from
+        // about zero to the link rate, whose mean is half the link rate.
+        // Allowing 10% for the start and the lone tail: >= 0.45 (measured
+        // 0.53). A rate that stays collapsed, or a climb slower than linear,
+        // falls below it.
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(Utilisation(r, senders, size), 0.45, "rate collapsed");
     }
 };
 
@@ -764,10 +780,19 @@ class DctcpConvergenceTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(r.stats.bytesDelivered, senders * size, "bytes missing");
         NS_TEST_ASSERT_MSG_GT(r.ecnMarks, 0, "no ECN marks");
         NS_TEST_ASSERT_MSG_EQ(r.stats.cnpSent, 0, "DCTCP sent CNPs");
-        // Measured: Jain 0.9993, utilisation 0.995.
+        // Fairness: Jain >= 0.99 holds the two flows within 45:55 (Jain =
+        // 1 / (2 (x^2 + (1 - x)^2)) for shares x, 1 - x); DCTCP's AIMD with
+        // both flows seeing the same marked fraction converges to equal
+        // windows, and one MTU of difference is 3% of a ~37 KB window.
+        // Utilisation: with K > C x RTT / 7 DCTCP's queue never empties
+        // (Alizadeh et al.), so the link idles only before the first ACK and
+        // after the last packet, about one RTT each: 2 x 4.2 us of a run of
+        // 2 x 10 MB x 1106/1024 x 8 / 100 Gb/s = 1.73 ms is 0.5%; >= 0.98
+        // leaves 1.5% for the start-up cut. Measured: Jain 0.9993,
+        // utilisation 0.995.
         Time from = (r.start + r.FirstDone()) / 2;
-        NS_TEST_ASSERT_MSG_GT_OR_EQ(r.Jain(from, r.FirstDone()), 0.95, "unfair");
-        NS_TEST_ASSERT_MSG_GT_OR_EQ(Utilisation(r, senders, size), 0.95, "bottleneck idle");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(r.Jain(from, r.FirstDone()), 0.99, "unfair");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(Utilisation(r, senders, size), 0.98, "bottleneck idle");
         // Steady windows: over the second half of the overlap each window stays
         // within 40% of its mean (measured 31-47 KB around ~37 KB), and the two
         // together fill the pipe plus about K: in payload bytes,

@@ -455,6 +455,20 @@ class RoceRandomLossTestCase : public TestCase
         NS_TEST_ASSERT_MSG_GT(rxDrops.Count(PfcNetDevice::DROP_RX_ERROR), 0, "data frames lost");
         NS_TEST_ASSERT_MSG_GT(txDrops.Count(PfcNetDevice::DROP_RX_ERROR), 0, "ACKs lost");
         NS_TEST_ASSERT_MSG_GT(s->GetStats().retransmittedPackets, 0, "retransmissions");
+        // NAKs: the receiver sends one when a data loss opens a PSN gap, and
+        // no more until the gap is filled, so there are at most as many as
+        // frames lost on its side (a lost tail needs none); the sender gets
+        // all but those lost on its side.
+        uint64_t naksSent = r->GetStats().naksSent;
+        uint64_t naksReceived = s->GetStats().naksReceived;
+        NS_TEST_ASSERT_MSG_GT(naksSent, 0, "losses were reported by NAKs");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(naksSent,
+                                    rxDrops.Count(PfcNetDevice::DROP_RX_ERROR),
+                                    "at most one NAK per data loss");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(naksReceived, naksSent, "no NAK from nowhere");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(naksSent - naksReceived,
+                                    txDrops.Count(PfcNetDevice::DROP_RX_ERROR),
+                                    "every NAK not received was lost on the wire");
         NS_TEST_ASSERT_MSG_EQ(rx.packets, packets, "each packet delivered exactly once");
         NS_TEST_ASSERT_MSG_EQ(rx.bytes, m_size, "every byte delivered exactly once");
         NS_TEST_ASSERT_MSG_EQ(rx.outOfSequence, 0, "consecutive PSNs, no repeat");
@@ -940,6 +954,10 @@ class RocePsnWrapTestCase : public TestCase
         RoceHelper roce;
         roce.SetQpAttribute("InitialPsn", UintegerValue(0xFFFFF0));
         roce.SetQpAttribute("RetransmitTimeout", TimeValue(MicroSeconds(50)));
+        // Coalesced ACKs: when a NAK arrives, the oldest unacknowledged PSN
+        // can lie before the lost one, so restarting at the NAK's PSN (and
+        // not at the oldest unacknowledged) is visible on the wire.
+        roce.SetQpAttribute("AckInterval", UintegerValue(8));
         TwoHosts h = MakeTwoHosts(roce, DataRate("100Gbps"), 1024);
         Ptr<RoceMatchDropErrorModel> em = CreateObject<RoceMatchDropErrorModel>();
         // Each of the two PSNs is lost once, on its first transmission.
@@ -950,6 +968,35 @@ class RocePsnWrapTestCase : public TestCase
             },
             2);
         h.receiver->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        // The sender's data PSNs and the receiver's NAKs, read off the wires.
+        std::vector<uint32_t> sentPsns;
+        std::vector<uint32_t> nakPsns;
+        h.sender->TraceConnectWithoutContext(
+            "MacTx",
+            Callback<void, Ptr<const Packet>>([&sentPsns](Ptr<const Packet> p) {
+                uint8_t op;
+                uint32_t psn;
+                if (ParseBth(p, op, psn) && RoceBthHeader::IsData(op))
+                {
+                    sentPsns.push_back(psn);
+                }
+            }));
+        h.receiver->TraceConnectWithoutContext(
+            "MacTx",
+            Callback<void, Ptr<const Packet>>([&nakPsns](Ptr<const Packet> p) {
+                uint8_t op;
+                uint32_t psn;
+                if (ParseBth(p, op, psn) && op == RoceBthHeader::ACKNOWLEDGE)
+                {
+                    uint8_t b[BTH_OFFSET + RoceFrame::BTH_BYTES + 1];
+                    p->CopyData(b, sizeof(b));
+                    uint8_t syndrome = b[BTH_OFFSET + RoceFrame::BTH_BYTES]; // AETH byte 0
+                    if ((syndrome >> 5) == 3)                                // type NAK
+                    {
+                        nakPsns.push_back(psn);
+                    }
+                }
+            }));
         auto [s, r] = roce.CreateQp(h.sender, h.receiver);
         DeliveryLog rx;
         rx.Attach(r);
@@ -964,7 +1011,58 @@ class RocePsnWrapTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(em->GetDropped(), 2, "both losses happened");
         NS_TEST_ASSERT_MSG_EQ(s->GetStats().naksReceived, 2, "each loss recovered by a NAK");
         NS_TEST_ASSERT_MSG_EQ(s->GetStats().timeouts, 0, "no timeout");
-        NS_TEST_ASSERT_MSG_GT(s->GetStats().retransmittedPackets, 0, "go-back-N resent");
+        NS_TEST_ASSERT_MSG_EQ(r->GetStats().naksSent, 2, "the receiver sent one NAK per loss");
+        // Each NAK names the lost PSN: the next one the receiver expects.
+        NS_TEST_ASSERT_MSG_EQ(nakPsns.size(), 2, "two NAK frames on the receiver's wire");
+        if (nakPsns.size() == 2)
+        {
+            NS_TEST_ASSERT_MSG_EQ(nakPsns[0], 0xFFFFFEu, "first NAK expects the first loss");
+            NS_TEST_ASSERT_MSG_EQ(nakPsns[1], 0x000028u, "second NAK expects the second loss");
+        }
+        // Go-back-N on the sender's wire, PSNs unwrapped to a 64-bit sequence:
+        // a retransmission restarts at the NAK's PSN and resends, in order,
+        // every packet sent after it before the NAK arrived (the window in flight).
+        std::vector<uint64_t> restartAt;
+        uint64_t resent = 0;
+        bool consecutive = true;
+        uint64_t highest = 0;
+        uint64_t prev = 0;
+        for (std::size_t i = 0; i < sentPsns.size(); ++i)
+        {
+            uint64_t seq =
+                i == 0 ? 0xFFFFF0
+                       : prev + (((sentPsns[i] - uint32_t(prev)) + 0x800000) & 0xFFFFFF) - 0x800000;
+            if (i > 0 && seq <= highest)
+            {
+                if (seq != prev + 1)
+                {
+                    restartAt.push_back(seq); // a go-back
+                }
+                ++resent;
+            }
+            else if (i > 0)
+            {
+                consecutive = consecutive && seq == highest + 1;
+            }
+            if (i > 0 && seq > prev + 1)
+            {
+                consecutive = false;
+            }
+            highest = std::max(highest, seq);
+            prev = seq;
+        }
+        NS_TEST_ASSERT_MSG_EQ(consecutive, true, "PSNs on the wire never skip ahead");
+        NS_TEST_ASSERT_MSG_EQ(restartAt.size(), 2, "one go-back per NAK");
+        if (restartAt.size() == 2)
+        {
+            NS_TEST_ASSERT_MSG_EQ((restartAt[0] & 0xFFFFFF), 0xFFFFFEu, "restart at the lost PSN");
+            NS_TEST_ASSERT_MSG_EQ((restartAt[1] & 0xFFFFFF), 0x000028u, "restart at the lost PSN");
+        }
+        NS_TEST_ASSERT_MSG_EQ(s->GetStats().retransmittedPackets,
+                              resent,
+                              "retransmissions = the packets in flight from each lost PSN");
+        NS_TEST_ASSERT_MSG_GT(resent, 2, "go-back-N resent more than the lost packets");
+        NS_TEST_ASSERT_MSG_EQ(sentPsns.size(), 21 + 40 + resent, "nothing else was sent");
         NS_TEST_ASSERT_MSG_EQ(rx.firstPsn, 0xFFFFF0u, "first PSN is InitialPsn");
         NS_TEST_ASSERT_MSG_EQ(rx.lastPsn, 0x2Cu, "last PSN after the wrap");
         NS_TEST_ASSERT_MSG_EQ(rx.wraps, 1, "the PSN wrapped once");
@@ -1003,6 +1101,23 @@ class RoceSlowReceiverTestCase : public TestCase
         m_maxRxBuffer = std::max(m_maxRxBuffer, m_receiver->GetRxBufferBytes() + p->GetSize());
     }
 
+    /**
+     * \param priority the PFC priority
+     * \param quanta the pause (0: XON)
+     */
+    void ReceiverPfcTx(uint8_t priority, uint16_t quanta)
+    {
+        m_pfc.push_back({priority, quanta, m_receiver->GetRxBufferBytes()});
+    }
+
+    /// One PFC frame the receiver sent.
+    struct PfcEvent
+    {
+        uint8_t priority;    //!< its priority
+        uint16_t quanta;     //!< its pause (0: XON)
+        uint64_t rxBuffered; //!< receive-buffer bytes when it was sent
+    };
+
     void DoRun() override
     {
         SimulatorGuard guard;
@@ -1025,6 +1140,9 @@ class RoceSlowReceiverTestCase : public TestCase
         h.receiver->TraceConnectWithoutContext(
             "MacRx",
             MakeCallback(&RoceSlowReceiverTestCase::ReceiverRx, this));
+        h.receiver->TraceConnectWithoutContext(
+            "PfcTx",
+            MakeCallback(&RoceSlowReceiverTestCase::ReceiverPfcTx, this));
         auto [s, r] = roce.CreateQp(h.sender, h.receiver);
         DeliveryLog rx;
         rx.Attach(r);
@@ -1055,6 +1173,48 @@ class RoceSlowReceiverTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(txPfc.pauseRx[3], rxPfc.pauseTx[3], "the sender got each pause");
         NS_TEST_ASSERT_MSG_EQ(h.receiver->IsXoff(3), false, "XOFF released at the end");
 
+        // Hysteresis: a pause starts when a frame lifts the buffer to XOFF
+        // (so it holds [XOFF, XOFF + one frame)), pauses refreshed while
+        // paused find it above XON, and the resume is sent when draining a
+        // frame brings it down to XON (so it holds (XON - one frame, XON]):
+        // not at XOFF. Only priority 3 is in use, so the buffer is its bytes.
+        const uint64_t xon = 128000;
+        const uint64_t maxFrame = mtu + DATA_FRAME_HEADERS + 16; // RETH on a WRITE's first
+        bool paused = false;
+        uint32_t starts = 0;
+        uint32_t resumes = 0;
+        uint32_t badStart = 0;
+        uint32_t badRefresh = 0;
+        uint32_t badResume = 0;
+        for (const auto& e : m_pfc)
+        {
+            NS_TEST_ASSERT_MSG_EQ(+e.priority, 3, "PFC on the data priority only");
+            if (e.quanta > 0 && !paused)
+            {
+                ++starts;
+                badStart +=
+                    e.rxBuffered >= xoff.GetValue() && e.rxBuffered < xoff.GetValue() + maxFrame
+                        ? 0
+                        : 1;
+            }
+            else if (e.quanta > 0)
+            {
+                badRefresh += e.rxBuffered > xon ? 0 : 1;
+            }
+            else
+            {
+                ++resumes;
+                badResume += e.rxBuffered <= xon && e.rxBuffered + maxFrame > xon ? 0 : 1;
+            }
+            paused = e.quanta > 0;
+        }
+        NS_TEST_ASSERT_MSG_EQ(starts, rxPfc.resumeTx[3], "each pause ends with one resume");
+        NS_TEST_ASSERT_MSG_EQ(resumes, rxPfc.resumeTx[3], "resumes on the wire = counter");
+        NS_TEST_ASSERT_MSG_GT(resumes, 1, "several pause/resume cycles");
+        NS_TEST_ASSERT_MSG_EQ(badStart, 0, "a pause starts when the buffer reaches XOFF");
+        NS_TEST_ASSERT_MSG_EQ(badRefresh, 0, "a paused buffer stays above XON");
+        NS_TEST_ASSERT_MSG_EQ(badResume, 0, "the resume waits until the buffer falls to XON");
+
         // Headroom: after XOFF the buffer grows by at most what is in flight
         // on the round trip plus the frames being serialized at either end.
         Time frame = FrameTime(rate, mtu + DATA_FRAME_HEADERS);
@@ -1081,6 +1241,7 @@ class RoceSlowReceiverTestCase : public TestCase
 
     Ptr<RoceNetDevice> m_receiver; //!< the slow NIC
     uint64_t m_maxRxBuffer{0};     //!< largest receive-buffer occupancy seen
+    std::vector<PfcEvent> m_pfc;   //!< PFC frames the receiver sent, in order
 };
 
 /**
