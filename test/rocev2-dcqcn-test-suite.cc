@@ -1002,6 +1002,11 @@ class RoceDcqcnTestSuite : public TestSuite
                                                     Time(0),
                                                     spread),
                     TestCase::QUICK);
+        AddTestCase(new DcqcnDecreasePeriodTestCase(
+                        "a CNP arriving as the period ends joins the pending decrease",
+                        MicroSeconds(20),
+                        {MicroSeconds(0), NanoSeconds(19900), MicroSeconds(20)}),
+                    TestCase::QUICK);
         using Spec = DcqcnPresetTestCase::Spec;
         AddTestCase(new DcqcnPresetTestCase(Spec{"paper-2015",
                                                  5e3,
