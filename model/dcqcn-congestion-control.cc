@@ -360,17 +360,21 @@ DcqcnCongestionControl::GetDecreases() const
 void
 DcqcnCongestionControl::OnCnp()
 {
+    if (m_cnpPending)
+    {
+        // The deferred decrease (due now or later) answers this CNP too. A CNP
+        // arriving exactly when the period ends may run before that event; it
+        // must not add a second decrease at the same instant.
+        return;
+    }
     Time now = Simulator::Now();
     if (m_decreasePeriod.IsStrictlyPositive() && m_decreased &&
         now < m_lastDecrease + m_decreasePeriod)
     {
-        if (!m_cnpPending)
-        {
-            m_cnpPending = true;
-            m_deferredEvent = Simulator::Schedule(m_lastDecrease + m_decreasePeriod - now,
-                                                  &DcqcnCongestionControl::DeferredDecrease,
-                                                  this);
-        }
+        m_cnpPending = true;
+        m_deferredEvent = Simulator::Schedule(m_lastDecrease + m_decreasePeriod - now,
+                                              &DcqcnCongestionControl::DeferredDecrease,
+                                              this);
         return;
     }
     DoDecrease();

@@ -123,7 +123,9 @@ class DcqcnRateMachine
  * (the number of whole alpha periods since the last CNP or update is applied
  * when alpha is next needed), so it costs no events; a deferred decrease is
  * one event when CNPs arrive within RateDecreasePeriod of the last decrease.
- * CNPs arriving within one RateDecreasePeriod cause one decrease.
+ * CNPs arriving within one RateDecreasePeriod cause one decrease; a CNP that
+ * arrives while that deferred decrease is pending (even at the very instant
+ * it is due) joins it.
  *
  * The switch's ECN marking is the congestion point; RoceHelper::SetDcqcnPreset
  * sets both ends to one of the published parameter sets.
