@@ -94,3 +94,5 @@ rocev2_add_victim_abort_check(victim-leaf-senders
 rocev2_add_victim_abort_check(victim-cc "unknown congestion control 'cubic'" --cc=cubic)
 rocev2_add_victim_abort_check(victim-preset "unknown DCQCN preset 'fast'"
   --cc=dcqcn --dcqcn-preset=fast)
+rocev2_add_victim_abort_check(victim-preset-cc "--dcqcn-preset=hpcc-sim needs --cc=dcqcn, not --cc=hpcc"
+  --cc=hpcc --dcqcn-preset=hpcc-sim)

@@ -92,7 +92,7 @@ main(int argc, char* argv[])
     uint32_t mtu = 1024;
     double bufferMb = 4;
     std::string cc = "none";
-    std::string preset = "nvidia-cx";
+    std::string preset;
     std::string warmupText = "500us";
     std::string json;
 
@@ -111,8 +111,8 @@ main(int argc, char* argv[])
     cmd.AddValue("buffer", "Buffer of each switch in MB", bufferMb);
     cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely, dctcp", cc);
     cmd.AddValue("dcqcn-preset",
-                 "DCQCN parameter set with its switch ECN, for --cc=dcqcn: paper-2015, "
-                 "nvidia-cx, hpcc-sim",
+                 "DCQCN parameter set with its switch ECN: paper-2015, nvidia-cx, hpcc-sim "
+                 "(implies --cc=dcqcn; --cc=dcqcn alone uses nvidia-cx)",
                  preset);
     cmd.AddValue("warmup", "Start of the victim's measurement window", warmupText);
     cmd.AddValue("json", "Write results as JSON to this file", json);
@@ -124,6 +124,16 @@ main(int argc, char* argv[])
                     "with the incast)");
     NS_ABORT_MSG_IF(!(bufferMb > 0), "--buffer=" << bufferMb << " must be > 0 MB");
     NS_ABORT_MSG_IF(size == 0 || victimSize == 0, "--size and --victim-size must be positive");
+    if (!preset.empty())
+    {
+        NS_ABORT_MSG_IF(cc != "none" && cc != "dcqcn",
+                        "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
+        cc = "dcqcn";
+    }
+    else if (cc == "dcqcn")
+    {
+        preset = "nvidia-cx";
+    }
     Time warmup(warmupText);
     NS_ABORT_MSG_IF(warmup.IsNegative(), "--warmup=" << warmupText << " must not be negative");
 
@@ -231,7 +241,9 @@ main(int argc, char* argv[])
     const double line = static_cast<double>(linkRate.GetBitRate());
     const double fabric = static_cast<double>(DataRate(fabricRate).GetBitRate());
     const double fairShare = std::min(line, fabric - localSenders * line / n) * payloadShare;
-    bool measured = firstDone > warmup && firstDone != Time::Max();
+    // The window needs the incast running from --warmup on and the victim
+    // still sending when the first incast flow completes.
+    bool measured = firstDone > warmup && firstDone != Time::Max() && victimDone > firstDone;
     double victimBps =
         measured ? (victimAtFirstDone - victimAtWarmup) * 8.0 / (firstDone - warmup).GetSeconds()
                  : 0;
@@ -255,6 +267,11 @@ main(int argc, char* argv[])
     {
         std::cout << "  " << s.name << ": PFC pauses sent " << s.pauseTx << ", received "
                   << s.pauseRx << ", resumes sent " << s.resumeTx << "\n";
+    }
+    if (!measured)
+    {
+        std::cout << "  no measurement window: the first incast flow must complete after --warmup, "
+                     "and the victim after it (raise --size, --victim-size or lower --warmup)\n";
     }
     stats.WriteBenchLines(std::cout);
 
