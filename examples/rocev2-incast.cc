@@ -140,11 +140,7 @@ main(int argc, char* argv[])
         // Pmax = 1), with K > C x RTT / 7 (Alizadeh et al.): 30 KB at 100 Gb/s
         // (C x RTT = 54 KB for 1 us links), scaled with the link rate. The
         // default RED thresholds (400 KB at 100 Gb/s) would hardly ever mark.
-        switches.SetQueueDiscAttribute("EcnEnabled", BooleanValue(true));
-        switches.SetQueueDiscAttribute("EcnKmin", QueueSizeValue(QueueSize("30KB")));
-        switches.SetQueueDiscAttribute("EcnKmax", QueueSizeValue(QueueSize("30KB")));
-        switches.SetQueueDiscAttribute("EcnPmax", DoubleValue(1.0));
-        switches.SetQueueDiscAttribute("EcnThresholdRate", DataRateValue(DataRate("100Gbps")));
+        switches.SetEcnStepMarking(QueueSize("30KB"), DataRate("100Gbps"));
     }
     switches.Install(sw);
 

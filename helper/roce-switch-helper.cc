@@ -4,6 +4,8 @@
 #include "roce-switch-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
@@ -41,6 +43,18 @@ void
 RoceSwitchHelper::SetQueueDiscAttribute(std::string name, const AttributeValue& value)
 {
     m_qdiscFactory.Set(name, value);
+}
+
+void
+RoceSwitchHelper::SetEcnStepMarking(QueueSize k, DataRate atRate)
+{
+    NS_ABORT_MSG_IF(k.GetUnit() != QueueSizeUnit::BYTES,
+                    "RoceSwitchHelper::SetEcnStepMarking: K=" << k << " must be in bytes");
+    m_qdiscFactory.Set("EcnEnabled", BooleanValue(true));
+    m_qdiscFactory.Set("EcnKmin", QueueSizeValue(k));
+    m_qdiscFactory.Set("EcnKmax", QueueSizeValue(k));
+    m_qdiscFactory.Set("EcnPmax", DoubleValue(1.0));
+    m_qdiscFactory.Set("EcnThresholdRate", DataRateValue(atRate));
 }
 
 Ptr<RoceSwitch>

@@ -4,8 +4,10 @@
 #ifndef ROCE_SWITCH_HELPER_H
 #define ROCE_SWITCH_HELPER_H
 
+#include "ns3/data-rate.h"
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
+#include "ns3/queue-size.h"
 #include "ns3/roce-switch.h"
 
 #include <string>
@@ -47,6 +49,16 @@ class RoceSwitchHelper
      * \param name attribute name \param value value
      */
     void SetQueueDiscAttribute(std::string name, const AttributeValue& value);
+
+    /**
+     * \brief DCTCP-style step marking on every egress queue disc installed
+     * from now on: every ECN-capable packet is marked while its queue holds
+     * more than K bytes (RED with Kmin = Kmax = K and Pmax = 1).
+     * \param k the threshold K at `atRate`
+     * \param atRate the link rate K is given for; K scales linearly with each
+     *        port's rate (0: K as given at every rate)
+     */
+    void SetEcnStepMarking(QueueSize k, DataRate atRate);
 
     /**
      * \brief Make a node a switch.

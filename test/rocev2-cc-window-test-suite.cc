@@ -588,10 +588,7 @@ class DctcpConvergenceTestCase : public TestCase
             [k](RoceHelper& roce, RoceSwitchHelper& switches) {
                 roce.SetCongestionControl("dctcp");
                 roce.SetCongestionControlAttribute("BaseRtt", TimeValue(MicroSeconds(5)));
-                switches.SetQueueDiscAttribute("EcnKmin", QueueSizeValue(QueueSize("30KB")));
-                switches.SetQueueDiscAttribute("EcnKmax", QueueSizeValue(QueueSize("30KB")));
-                switches.SetQueueDiscAttribute("EcnPmax", DoubleValue(1.0));
-                switches.SetQueueDiscAttribute("EcnThresholdRate", DataRateValue(DataRate(0)));
+                switches.SetEcnStepMarking(QueueSize("30KB"), DataRate(0));
             },
             MicroSeconds(100));
         NS_TEST_ASSERT_MSG_EQ(r.stats.drops, 0, "dropped");

@@ -85,9 +85,7 @@ class DcqcnCnpIntervalTestCase : public TestCase
         roce.SetDcqcnPreset("paper-2015", switches);
         roce.SetCongestionControlAttribute("CnpInterval", TimeValue(m_interval));
         // Step marking above 20 KB (DCTCP-style), so that CE marks come in runs.
-        switches.SetQueueDiscAttribute("EcnKmin", QueueSizeValue(QueueSize("20KB")));
-        switches.SetQueueDiscAttribute("EcnKmax", QueueSizeValue(QueueSize("20KB")));
-        switches.SetQueueDiscAttribute("EcnPmax", DoubleValue(1.0));
+        switches.SetEcnStepMarking(QueueSize("20KB"), DataRate(0));
         switches.Install(sw);
         NetDeviceContainer nics;
         for (uint32_t h = 0; h < 3; ++h)
