@@ -96,3 +96,5 @@ rocev2_add_victim_abort_check(victim-preset "unknown DCQCN preset 'fast'"
   --cc=dcqcn --dcqcn-preset=fast)
 rocev2_add_victim_abort_check(victim-preset-cc "--dcqcn-preset=hpcc-sim needs --cc=dcqcn, not --cc=hpcc"
   --cc=hpcc --dcqcn-preset=hpcc-sim)
+rocev2_add_victim_abort_check(victim-fabric-rate "--fabric-rate=fast is not a data rate" --fabric-rate=fast)
+rocev2_add_victim_abort_check(victim-warmup "--warmup=-5us is not a time" --warmup=-5us)

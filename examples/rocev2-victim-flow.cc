@@ -40,6 +40,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <regex>
 
 using namespace ns3;
 
@@ -77,6 +78,36 @@ CollectPfc(Ptr<Node> node, const std::string& name)
         }
     }
     return s;
+}
+
+/**
+ * \param flag the option's name \param text its value, e.g. "400Gbps"
+ * \return the rate; exits with a message naming the option unless it is one
+ */
+static DataRate
+ParseRate(const std::string& flag, const std::string& text)
+{
+    static const std::regex form(
+        R"(\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*[kKMGT]?i?(bps|b/s|Bps|B/s)\s*)");
+    NS_ABORT_MSG_IF(!std::regex_match(text, form),
+                    "--" << flag << "=" << text << " is not a data rate (e.g. 400Gbps)");
+    DataRate r(text);
+    NS_ABORT_MSG_IF(r.GetBitRate() == 0, "--" << flag << "=" << text << " must be positive");
+    return r;
+}
+
+/**
+ * \param flag the option's name \param text its value, e.g. "500us"
+ * \return the time; exits with a message naming the option unless it is one
+ */
+static Time
+ParseTime(const std::string& flag, const std::string& text)
+{
+    static const std::regex form(
+        R"(\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*(s|ms|us|ns|ps|fs|min|h|d|y)\s*)");
+    NS_ABORT_MSG_IF(!std::regex_match(text, form),
+                    "--" << flag << "=" << text << " is not a time (e.g. 500us)");
+    return Time(text);
 }
 
 int
@@ -134,8 +165,10 @@ main(int argc, char* argv[])
     {
         preset = "nvidia-cx";
     }
-    Time warmup(warmupText);
-    NS_ABORT_MSG_IF(warmup.IsNegative(), "--warmup=" << warmupText << " must not be negative");
+    Time warmup = ParseTime("warmup", warmupText);
+    const DataRate linkRate = ParseRate("rate", rate);
+    const DataRate fabricLinkRate = ParseRate("fabric-rate", fabricRate);
+    const Time linkDelay = ParseTime("delay", delay);
 
     // Nodes: spine, leaves 0..3, then hosts.
     NodeContainer spine(1);
@@ -155,22 +188,20 @@ main(int argc, char* argv[])
     }
     switches.Install(spine);
     switches.Install(leaves);
-    roce.SetDeviceAttribute("DataRate", StringValue(rate));
-    roce.SetChannelAttribute("Delay", StringValue(delay));
+    roce.SetDeviceAttribute("DataRate", DataRateValue(linkRate));
+    roce.SetChannelAttribute("Delay", TimeValue(linkDelay));
     roce.SetNicAttribute("PayloadMtu", UintegerValue(mtu));
-    Time linkDelay(delay);
-    DataRate linkRate(rate);
     // Unloaded RTT over four links each way (host-leaf-spine-leaf-host).
     roce.SetCongestionControlAttribute("BaseRtt",
                                        TimeValue(8 * linkDelay +
                                                  4 * linkRate.CalculateBytesTxTime(mtu + 82) +
                                                  4 * linkRate.CalculateBytesTxTime(84)));
-    roce.SetDeviceAttribute("DataRate", StringValue(fabricRate));
+    roce.SetDeviceAttribute("DataRate", DataRateValue(fabricLinkRate));
     for (uint32_t l = 0; l < 4; ++l)
     {
         roce.Install(leaves.Get(l), spine.Get(0));
     }
-    roce.SetDeviceAttribute("DataRate", StringValue(rate));
+    roce.SetDeviceAttribute("DataRate", DataRateValue(linkRate));
     auto addHost = [&](uint32_t leaf) {
         Ptr<Node> h = CreateObject<Node>();
         return roce.Install(h, leaves.Get(leaf)).Get(0);
@@ -239,7 +270,7 @@ main(int argc, char* argv[])
     // uplink the victim gets what the k local incast flows leave, capped by
     // its own NIC.
     const double line = static_cast<double>(linkRate.GetBitRate());
-    const double fabric = static_cast<double>(DataRate(fabricRate).GetBitRate());
+    const double fabric = static_cast<double>(fabricLinkRate.GetBitRate());
     const double fairShare = std::min(line, fabric - localSenders * line / n) * payloadShare;
     // The window needs the incast running from --warmup on and the victim
     // still sending when the first incast flow completes.
