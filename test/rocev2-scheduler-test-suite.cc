@@ -35,35 +35,9 @@
 #define ROCEV2_TEST_CAN_FORK 1
 #endif
 
+#include "rocev2-frame-bytes.h"
+
 using namespace ns3;
-
-namespace
-{
-
-/// Payload bytes per packet (RoceNetDevice PayloadMtu default).
-constexpr uint32_t MTU = 1024;
-/// Frame bytes of a data packet beyond its payload, as the port's MacTx sees
-/// it: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 (FCS not included).
-constexpr uint32_t FRAME_OVERHEAD = 58;
-/// RETH, carried by the first packet of an RDMA WRITE.
-constexpr uint32_t RETH_BYTES = 16;
-/// Wire bytes of a frame beyond its MacTx size: FCS 4 + preamble, SFD and IFG 20.
-constexpr uint32_t WIRE_EXTRA = 24;
-/// Largest frame in these tests: a first WRITE packet.
-constexpr uint32_t MAX_FRAME = MTU + FRAME_OVERHEAD + RETH_BYTES;
-
-/**
- * \param opcode a BTH opcode
- * \return true for the RC SEND and RDMA WRITE opcodes (0x00..0x0A), false
- *         for ACK (0x11) and CNP (0x81)
- */
-bool
-IsDataOpcode(uint8_t opcode)
-{
-    return opcode <= 0x0A;
-}
-
-} // namespace
 
 namespace
 {
