@@ -6,6 +6,8 @@
 // measured on the frames the switch ports put on the wire. Egress
 // scheduling is in rocev2-scheduler-test-suite.cc.
 
+#include "rocev2-frame-bytes.h"
+
 #include "ns3/boolean.h"
 #include "ns3/node-container.h"
 #include "ns3/pfc-net-device.h"
@@ -28,8 +30,6 @@
 #include <string>
 #include <tuple>
 #include <vector>
-
-#include "rocev2-frame-bytes.h"
 
 using namespace ns3;
 
