@@ -55,8 +55,8 @@ rocev2_add_incast_abort_check(dcqcn-preset-unknown
 rocev2_add_incast_abort_check(dcqcn-preset-cc "--dcqcn-preset=nvidia-cx needs --cc=dcqcn, not --cc=hpcc"
   --dcqcn-preset=nvidia-cx --cc=hpcc)
 rocev2_add_incast_abort_check(dcqcn-min-rate
-  "DcqcnCongestionControl: MinRate=200000000000bps exceeds the line rate 100000000000bps"
-  --cc=dcqcn --ns3::DcqcnCongestionControl::MinRate=200Gbps)
+  "RoceCcDcqcn: MinRate=200000000000bps exceeds the line rate 100000000000bps"
+  --cc=dcqcn --ns3::RoceCcDcqcn::MinRate=200Gbps)
 rocev2_add_incast_abort_check(trace-interval "--trace-interval=10xs is not a time (e.g. 10us)"
   --trace-interval=10xs)
 rocev2_add_incast_abort_check(base-rtt "--base-rtt=0us must be positive" --base-rtt=0us)

@@ -68,8 +68,8 @@ CollectPfc(Ptr<Node> node, const std::string& name)
     for (uint32_t i = 0; i < sw->GetNPorts(); ++i)
     {
         Ptr<RoceSwitchPort> port = sw->GetPort(i);
-        PfcNetDevice::PfcStats st = port->GetPfcStats();
-        for (uint8_t p = 0; p < PfcNetDevice::NUM_PRIORITIES; ++p)
+        RocePfcNetDevice::PfcStats st = port->GetPfcStats();
+        for (uint8_t p = 0; p < RocePfcNetDevice::NUM_PRIORITIES; ++p)
         {
             s.pauseTx += st.pauseTx[p];
             s.resumeTx += st.resumeTx[p];

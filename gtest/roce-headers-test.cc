@@ -8,10 +8,10 @@
 // Wireshark decodes the module's pcaps.
 
 #include "ns3/packet.h"
-#include "ns3/pfc-header.h"
 #include "ns3/roce-aeth-header.h"
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-icrc-trailer.h"
+#include "ns3/roce-pfc-header.h"
 #include "ns3/roce-reth-header.h"
 
 #include <cstdint>
@@ -316,12 +316,12 @@ TEST(RoceHeadersTest, AckPacketOrder)
 
 TEST(RoceHeadersTest, PfcFrameBody)
 {
-    EXPECT_EQ(PfcHeader::ETHERTYPE, 0x8808);
-    EXPECT_EQ(PfcHeader::OPCODE, 0x0101);
+    EXPECT_EQ(RocePfcHeader::ETHERTYPE, 0x8808);
+    EXPECT_EQ(RocePfcHeader::OPCODE, 0x0101);
     // 14 B Ethernet header + 46 B = the 60-byte minimum frame before the FCS.
-    EXPECT_EQ(PfcHeader::SIZE + 14u, 60u);
+    EXPECT_EQ(RocePfcHeader::SIZE + 14u, 60u);
 
-    PfcHeader pfc;
+    RocePfcHeader pfc;
     pfc.SetPause(3, 0xFFFF);
     pfc.SetPause(0, 0x0010);
     Bytes expected{0x01, 0x01, // opcode
@@ -341,7 +341,7 @@ TEST(RoceHeadersTest, PfcFrameBody)
 TEST(RoceHeadersTest, PfcXonAndAllPriorities)
 {
     // XON: the class is enabled with a pause time of zero.
-    PfcHeader xon;
+    RocePfcHeader xon;
     xon.SetPause(3, 0);
     auto bytes = Serialized(xon);
     ASSERT_EQ(bytes.size(), 46u);
@@ -355,15 +355,15 @@ TEST(RoceHeadersTest, PfcXonAndAllPriorities)
     }
 
     // Priority 7 is the last quantum; bit 7 of the vector.
-    PfcHeader all;
-    for (uint8_t p = 0; p < PfcHeader::NUM_PRIORITIES; ++p)
+    RocePfcHeader all;
+    for (uint8_t p = 0; p < RocePfcHeader::NUM_PRIORITIES; ++p)
     {
         all.SetPause(p, static_cast<uint16_t>(0x0100 + p));
     }
     bytes = Serialized(all);
     EXPECT_EQ(bytes[2], 0x00);
     EXPECT_EQ(bytes[3], 0xFF);
-    for (uint8_t p = 0; p < PfcHeader::NUM_PRIORITIES; ++p)
+    for (uint8_t p = 0; p < RocePfcHeader::NUM_PRIORITIES; ++p)
     {
         EXPECT_EQ(bytes[4 + 2 * p], 0x01) << "priority " << +p;
         EXPECT_EQ(bytes[5 + 2 * p], p) << "priority " << +p;
@@ -375,7 +375,7 @@ TEST(RoceHeadersTest, PfcParsesWireBytes)
     Bytes wire{0x01, 0x01, 0x00, 0x90, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
                0x00, 0x00, 0x12, 0x34, 0x00, 0x00, 0x00, 0x00, 0xAB, 0xCD};
     wire.resize(46, 0x00);
-    auto pfc = Parsed<PfcHeader>(wire);
+    auto pfc = Parsed<RocePfcHeader>(wire);
     EXPECT_EQ(pfc.GetOpcode(), 0x0101);
     EXPECT_EQ(pfc.GetClassEnable(), 0x0090);
     EXPECT_TRUE(pfc.IsEnabled(4));

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-// 24-bit PSN arithmetic (model/roce-psn.h): the wire form of a 64-bit
+// 24-bit PSN arithmetic (model/wire/roce-psn.h): the wire form of a 64-bit
 // sequence number, signed distance across the wrap, and unwrapping a wire PSN
 // relative to the sequence number a receiver expects.
 

@@ -11,8 +11,8 @@
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/pcap-file-wrapper.h"
-#include "ns3/pfc-net-device.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
 #include "ns3/string.h"
@@ -87,7 +87,7 @@ namespace
 struct DcqcnPreset
 {
     const char* name;                                     //!< preset name
-    std::vector<std::pair<const char*, const char*>> cc;  //!< DcqcnCongestionControl attrs
+    std::vector<std::pair<const char*, const char*>> cc;  //!< RoceCcDcqcn attrs
     std::vector<std::pair<const char*, const char*>> ecn; //!< RoceEgressQueueDisc attrs
 };
 
@@ -215,10 +215,10 @@ RoceHelper::SetAddressBase(Ipv4Address network, Ipv4Mask mask, Ipv4Address base)
                     "RoceHelper: address base " << base << " has no host part under mask " << mask);
 }
 
-Ptr<PfcNetDevice>
+Ptr<RocePfcNetDevice>
 RoceHelper::CreateEnd(Ptr<Node> node)
 {
-    Ptr<PfcNetDevice> dev;
+    Ptr<RocePfcNetDevice> dev;
     Ptr<RoceSwitch> sw = node->GetObject<RoceSwitch>();
     if (sw)
     {
@@ -251,8 +251,8 @@ RoceHelper::Install(Ptr<Node> a, Ptr<Node> b)
 {
     NS_ABORT_MSG_IF(!a || !b, "RoceHelper::Install: null node");
     NS_ABORT_MSG_IF(a == b, "RoceHelper::Install: node " << a->GetId() << " linked to itself");
-    Ptr<PfcNetDevice> da = CreateEnd(a);
-    Ptr<PfcNetDevice> db = CreateEnd(b);
+    Ptr<RocePfcNetDevice> da = CreateEnd(a);
+    Ptr<RocePfcNetDevice> db = CreateEnd(b);
     Ptr<RoceChannel> ch = m_channelFactory.Create<RoceChannel>();
     da->Attach(ch);
     db->Attach(ch);
@@ -341,10 +341,10 @@ RoceHelper::CongestionControlByName(const std::string& name)
 {
     static const std::vector<std::pair<std::string, std::string>> shortNames = {
         {"none", "ns3::RoceCcNone"},
-        {"dcqcn", "ns3::DcqcnCongestionControl"},
-        {"hpcc", "ns3::HpccCongestionControl"},
-        {"timely", "ns3::TimelyCongestionControl"},
-        {"dctcp", "ns3::DctcpCongestionControl"},
+        {"dcqcn", "ns3::RoceCcDcqcn"},
+        {"hpcc", "ns3::RoceCcHpcc"},
+        {"timely", "ns3::RoceCcTimely"},
+        {"dctcp", "ns3::RoceCcDctcp"},
     };
     std::string known;
     for (const auto& [shortName, typeName] : shortNames)
@@ -372,10 +372,11 @@ RoceHelper::EnablePcapInternal(std::string prefix,
                                bool promiscuous,
                                bool explicitFilename)
 {
-    Ptr<PfcNetDevice> device = DynamicCast<PfcNetDevice>(nd);
+    Ptr<RocePfcNetDevice> device = DynamicCast<RocePfcNetDevice>(nd);
     if (!device)
     {
-        NS_LOG_INFO("RoceHelper::EnablePcapInternal: device " << nd << " is not a PfcNetDevice");
+        NS_LOG_INFO("RoceHelper::EnablePcapInternal: device " << nd
+                                                              << " is not a RocePfcNetDevice");
         return;
     }
     PcapHelper pcapHelper;
@@ -383,9 +384,9 @@ RoceHelper::EnablePcapInternal(std::string prefix,
         explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, device);
     Ptr<PcapFileWrapper> file =
         pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
-    pcapHelper.HookDefaultSink<PfcNetDevice>(device,
-                                             promiscuous ? "PromiscSniffer" : "Sniffer",
-                                             file);
+    pcapHelper.HookDefaultSink<RocePfcNetDevice>(device,
+                                                 promiscuous ? "PromiscSniffer" : "Sniffer",
+                                                 file);
 }
 
 } // namespace ns3

@@ -19,7 +19,7 @@
 namespace ns3
 {
 
-class PfcNetDevice;
+class RocePfcNetDevice;
 class RoceSwitchHelper;
 
 /**
@@ -41,7 +41,7 @@ class RoceHelper : public PcapHelperForDevice
 
     /**
      * \brief Set an attribute of every port created: NICs and switch ports
-     * (PfcNetDevice attributes such as DataRate, PauseQuanta, ReceiveErrorModel).
+     * (RocePfcNetDevice attributes such as DataRate, PauseQuanta, ReceiveErrorModel).
      * \param name attribute name
      * \param value attribute value
      */
@@ -190,7 +190,7 @@ class RoceHelper : public PcapHelperForDevice
      * \param node the node
      * \return the device
      */
-    Ptr<PfcNetDevice> CreateEnd(Ptr<Node> node);
+    Ptr<RocePfcNetDevice> CreateEnd(Ptr<Node> node);
 
     void EnablePcapInternal(std::string prefix,
                             Ptr<NetDevice> nd,

@@ -5,8 +5,8 @@
 
 #include "ns3/node-list.h"
 #include "ns3/node.h"
-#include "ns3/pfc-net-device.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 
@@ -26,15 +26,15 @@ RoceFabricStats::Collect()
         Ptr<Node> node = *it;
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
-            Ptr<PfcNetDevice> dev = DynamicCast<PfcNetDevice>(node->GetDevice(d));
+            Ptr<RocePfcNetDevice> dev = DynamicCast<RocePfcNetDevice>(node->GetDevice(d));
             if (!dev)
             {
                 continue;
             }
             s.packetHops += dev->GetTxFrames();
             s.drops += dev->GetDrops();
-            PfcNetDevice::PfcStats pfc = dev->GetPfcStats();
-            for (uint32_t p = 0; p < PfcNetDevice::NUM_PRIORITIES; ++p)
+            RocePfcNetDevice::PfcStats pfc = dev->GetPfcStats();
+            for (uint32_t p = 0; p < RocePfcNetDevice::NUM_PRIORITIES; ++p)
             {
                 s.pfcPauseTx += pfc.pauseTx[p];
                 s.pfcResumeTx += pfc.resumeTx[p];

@@ -23,7 +23,7 @@ NS_LOG_COMPONENT_DEFINE("RoceSwitchHelper");
 RoceSwitchHelper::RoceSwitchHelper()
 {
     m_switchFactory.SetTypeId("ns3::RoceSwitch");
-    m_mmuFactory.SetTypeId("ns3::SharedBufferMmu");
+    m_mmuFactory.SetTypeId("ns3::RoceSharedBufferMmu");
     m_qdiscFactory.SetTypeId("ns3::RoceEgressQueueDisc");
 }
 
@@ -66,7 +66,7 @@ RoceSwitchHelper::Install(Ptr<Node> node)
                     "RoceSwitchHelper: install the switch on node "
                         << node->GetId() << " before linking it (it already has devices)");
     Ptr<RoceSwitch> sw = m_switchFactory.Create<RoceSwitch>();
-    sw->SetMmu(m_mmuFactory.Create<SharedBufferMmu>());
+    sw->SetMmu(m_mmuFactory.Create<RoceSharedBufferMmu>());
     sw->SetQueueDiscFactory(m_qdiscFactory);
     node->AggregateObject(sw);
     return sw;
@@ -84,11 +84,11 @@ RoceSwitchHelper::Install(NodeContainer nodes)
 namespace
 {
 /// The node at the far end of a device's link, and the device there.
-std::pair<Ptr<Node>, Ptr<PfcNetDevice>>
-Peer(Ptr<PfcNetDevice> dev)
+std::pair<Ptr<Node>, Ptr<RocePfcNetDevice>>
+Peer(Ptr<RocePfcNetDevice> dev)
 {
     Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(dev->GetChannel());
-    Ptr<PfcNetDevice> peer = ch ? ch->GetPeer(PeekPointer(dev)) : nullptr;
+    Ptr<RocePfcNetDevice> peer = ch ? ch->GetPeer(PeekPointer(dev)) : nullptr;
     return {peer ? peer->GetNode() : nullptr, peer};
 }
 } // namespace

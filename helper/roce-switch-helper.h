@@ -19,7 +19,7 @@ namespace ns3
  * \ingroup rocev2
  * \brief Turns nodes into RoCE switches and fills their forwarding tables.
  *
- * Install() aggregates a RoceSwitch (with its SharedBufferMmu) to each node;
+ * Install() aggregates a RoceSwitch (with its RoceSharedBufferMmu) to each node;
  * links made afterwards with RoceHelper::Install() give it ports.
  * PopulateRoutes() then computes, for every NIC address, the shortest paths
  * from every switch over switch-to-switch links and installs all equal-cost
@@ -39,7 +39,7 @@ class RoceSwitchHelper
     void SetSwitchAttribute(std::string name, const AttributeValue& value);
 
     /**
-     * \brief Set a SharedBufferMmu attribute (BufferSize, Mode, Alpha, ...).
+     * \brief Set a RoceSharedBufferMmu attribute (BufferSize, Mode, Alpha, ...).
      * \param name attribute name \param value value
      */
     void SetMmuAttribute(std::string name, const AttributeValue& value);

@@ -1,0 +1,368 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * DCQCN reaction-point arithmetic against the paper's equations, for each
+ * preset: every expected value below is computed from the equations of
+ * Zhu et al. (SIGCOMM'15) as DESIGN.md states them, step by step, next to the
+ * event that causes it.
+ */
+#include "ns3/roce-cc-dcqcn.h"
+#include "ns3/roce-helper.h"
+#include "ns3/roce-switch-helper.h"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+#include <string>
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr double LINE = 100e9;
+
+/** The reference: the paper's equations, written out independently. */
+struct Reference
+{
+    RoceDcqcnRpParams p;
+    double rc{LINE};
+    double rt{LINE};
+    double alpha{1};
+    uint32_t t{0};
+    uint32_t bc{0};
+    bool rose{false};
+
+    explicit Reference(const RoceDcqcnRpParams& params)
+        : p(params),
+          alpha(params.initialAlpha)
+    {
+    }
+
+    void Cnp()
+    {
+        if (p.clampTargetRate || rose)
+        {
+            rt = rc;
+        }
+        rc = std::max(rc * std::max(1 - alpha / 2, p.minDecreaseFactor), p.minRate);
+        alpha = (1 - p.g) * alpha + p.g;
+        t = bc = 0;
+        rose = false;
+    }
+
+    void AlphaTimer()
+    {
+        alpha = (1 - p.g) * alpha;
+    }
+
+    RoceDcqcnRateMachine::Stage Increase()
+    {
+        uint32_t b = p.byteCounterEnabled ? bc : t;
+        RoceDcqcnRateMachine::Stage s;
+        if (std::max(t, b) < p.fastRecovery)
+        {
+            s = RoceDcqcnRateMachine::FAST_RECOVERY;
+        }
+        else if (std::min(t, b) > p.fastRecovery)
+        {
+            s = RoceDcqcnRateMachine::HYPER;
+            rt = rt + (std::min(t, b) - p.fastRecovery) * p.rateHai;
+        }
+        else
+        {
+            s = RoceDcqcnRateMachine::ADDITIVE;
+            rt = rt + p.rateAi;
+        }
+        rt = std::min(rt, p.lineRate);
+        double old = rc;
+        rc = std::min((rt + rc) / 2, p.lineRate);
+        if (p.lineRate - rc < 1.0)
+        {
+            rc = p.lineRate;
+        }
+        rose = rose || rc > old;
+        return s;
+    }
+};
+
+RoceDcqcnRpParams
+PresetParams(const std::string& preset)
+{
+    RoceHelper roce;
+    RoceSwitchHelper switches;
+    roce.SetDcqcnPreset(preset, switches);
+    Ptr<RoceCcDcqcn> cc = DynamicCast<RoceCcDcqcn>(roce.CreateCongestionControl());
+    EXPECT_TRUE(cc);
+    return cc->GetRpParams(DataRate(static_cast<uint64_t>(LINE)));
+}
+
+void
+ExpectSame(const RoceDcqcnRateMachine& m, const Reference& r, const std::string& where)
+{
+    EXPECT_DOUBLE_EQ(m.GetRate(), r.rc) << where;
+    EXPECT_DOUBLE_EQ(m.GetTargetRate(), r.rt) << where;
+    EXPECT_DOUBLE_EQ(m.GetAlpha(), r.alpha) << where;
+    EXPECT_EQ(m.GetTimerCount(), r.t) << where;
+    EXPECT_EQ(m.GetByteCount(), r.bc) << where;
+}
+
+} // namespace
+
+TEST(DcqcnPreset, ValuesMatchThePublishedSets)
+{
+    RoceDcqcnRpParams paper = PresetParams("paper-2015");
+    EXPECT_DOUBLE_EQ(paper.g, 1.0 / 256);
+    EXPECT_DOUBLE_EQ(paper.rateAi, 40e6);
+    EXPECT_EQ(paper.fastRecovery, 5u);
+    EXPECT_TRUE(paper.byteCounterEnabled);
+    EXPECT_TRUE(paper.clampTargetRate);
+
+    RoceDcqcnRpParams cx = PresetParams("nvidia-cx");
+    EXPECT_DOUBLE_EQ(cx.g, 5.0 / 1024); // dce_tcp_g = 1019: 1 - 1019/1024
+    EXPECT_DOUBLE_EQ(cx.rateAi, 5e6);
+    EXPECT_DOUBLE_EQ(cx.rateHai, 50e6);
+    EXPECT_EQ(cx.fastRecovery, 1u);
+    EXPECT_DOUBLE_EQ(cx.minRate, 1e6);
+    EXPECT_DOUBLE_EQ(cx.minDecreaseFactor, 0.5);
+
+    RoceDcqcnRpParams sim = PresetParams("hpcc-sim");
+    EXPECT_DOUBLE_EQ(sim.g, 1.0 / 256);
+    EXPECT_DOUBLE_EQ(sim.rateAi, 50e6);
+    EXPECT_DOUBLE_EQ(sim.rateHai, 100e6);
+    EXPECT_DOUBLE_EQ(sim.minRate, 100e6);
+    EXPECT_EQ(sim.fastRecovery, 1u);
+    EXPECT_FALSE(sim.byteCounterEnabled);
+}
+
+TEST(DcqcnPreset, UnknownNameIsFatal)
+{
+    RoceHelper roce;
+    RoceSwitchHelper switches;
+    EXPECT_DEATH(roce.SetDcqcnPreset("paper-2016", switches),
+                 "unknown DCQCN preset 'paper-2016' \\(known: paper-2015, nvidia-cx, hpcc-sim\\)");
+}
+
+TEST(DcqcnRate, FirstCnpHalvesTheRateWithAlphaOne)
+{
+    RoceDcqcnRateMachine m;
+    m.Init(PresetParams("paper-2015"));
+    m.Decrease();
+    // alpha starts at 1: Rc = 100G (1 - 1/2), Rt = 100G, alpha = (1-g) + g = 1.
+    EXPECT_DOUBLE_EQ(m.GetRate(), 50e9);
+    EXPECT_DOUBLE_EQ(m.GetTargetRate(), 100e9);
+    EXPECT_DOUBLE_EQ(m.GetAlpha(), 1.0);
+    // Fast recovery halves the distance to Rt: 75G, then 87.5G.
+    EXPECT_EQ(m.TimerExpired(), RoceDcqcnRateMachine::FAST_RECOVERY);
+    EXPECT_DOUBLE_EQ(m.GetRate(), 75e9);
+    EXPECT_EQ(m.TimerExpired(), RoceDcqcnRateMachine::FAST_RECOVERY);
+    EXPECT_DOUBLE_EQ(m.GetRate(), 87.5e9);
+    EXPECT_DOUBLE_EQ(m.GetTargetRate(), 100e9);
+    // One alpha period without a CNP: alpha = 1 - 1/256.
+    m.AlphaTimer();
+    EXPECT_DOUBLE_EQ(m.GetAlpha(), 255.0 / 256);
+    // The next CNP uses that alpha: Rc = 87.5G (1 - 255/512), Rt = 87.5G.
+    m.Decrease();
+    EXPECT_DOUBLE_EQ(m.GetRate(), 87.5e9 * (1 - 255.0 / 512));
+    EXPECT_DOUBLE_EQ(m.GetTargetRate(), 87.5e9);
+    EXPECT_DOUBLE_EQ(m.GetAlpha(), (255.0 / 256) * (255.0 / 256) + 1.0 / 256);
+    EXPECT_EQ(m.GetTimerCount(), 0u);
+}
+
+TEST(DcqcnRate, StagesOfThePaperWithBothCounters)
+{
+    // paper-2015, F = 5. T and BC count the expiries before the current one:
+    // the first F expiries after a CNP are fast recovery, additive while
+    // min(T, BC) <= 5 <= max(T, BC), hyper once both exceed 5.
+    RoceDcqcnRateMachine m;
+    m.Init(PresetParams("paper-2015"));
+    m.Decrease();
+    m.Decrease(); // alpha stays 1: Rc = 25G
+    EXPECT_DOUBLE_EQ(m.GetRate(), 25e9);
+    double rt = 50e9;
+    double rc = 25e9;
+    EXPECT_DOUBLE_EQ(m.GetTargetRate(), rt);
+    for (int i = 0; i < 5; ++i)
+    {
+        EXPECT_EQ(m.TimerExpired(), RoceDcqcnRateMachine::FAST_RECOVERY) << "expiry " << i + 1;
+        rc = (rt + rc) / 2;
+        EXPECT_DOUBLE_EQ(m.GetRate(), rc);
+        EXPECT_DOUBLE_EQ(m.GetTargetRate(), rt);
+    }
+    EXPECT_EQ(m.TimerExpired(), RoceDcqcnRateMachine::ADDITIVE); // T = 5 before: additive
+    rt += 40e6;
+    rc = (rt + rc) / 2;
+    EXPECT_DOUBLE_EQ(m.GetTargetRate(), rt);
+    EXPECT_DOUBLE_EQ(m.GetRate(), rc);
+    EXPECT_EQ(m.TimerExpired(), RoceDcqcnRateMachine::ADDITIVE); // T = 6 > F but BC = 0
+    rt += 40e6;
+    for (int i = 0; i < 6; ++i)
+    {
+        EXPECT_EQ(m.ByteCounterExpired(), RoceDcqcnRateMachine::ADDITIVE) << "BC before " << i;
+        rt += 40e6;
+    }
+    EXPECT_DOUBLE_EQ(m.GetTargetRate(), rt);
+    EXPECT_EQ(m.ByteCounterExpired(), RoceDcqcnRateMachine::HYPER); // T = 7, BC = 6: i = 1
+    rt += 400e6;
+    EXPECT_DOUBLE_EQ(m.GetTargetRate(), rt);
+    EXPECT_EQ(m.ByteCounterExpired(), RoceDcqcnRateMachine::HYPER); // T = 7, BC = 7: i = 2
+    rt += 2 * 400e6;
+    EXPECT_DOUBLE_EQ(m.GetTargetRate(), rt);
+    EXPECT_EQ(m.GetTimerCount(), 7u);
+    EXPECT_EQ(m.GetByteCount(), 8u);
+    // A CNP resets both counters: fast recovery again.
+    m.Decrease();
+    EXPECT_EQ(m.GetTimerCount(), 0u);
+    EXPECT_EQ(m.GetByteCount(), 0u);
+    EXPECT_EQ(m.TimerExpired(), RoceDcqcnRateMachine::FAST_RECOVERY);
+}
+
+TEST(DcqcnRate, TimerAloneWalksTheStagesWithoutByteCounter)
+{
+    // hpcc-sim: F = 1, no byte counter. One fast recovery, one additive
+    // increase, then hyper increase by (T - F) R_HAI.
+    RoceDcqcnRateMachine m;
+    m.Init(PresetParams("hpcc-sim"));
+    m.Decrease(); // Rc = 50G, Rt = 100G (not clamped: Rc never rose)
+    m.Decrease(); // Rc = 25G
+    EXPECT_DOUBLE_EQ(m.GetTargetRate(), 100e9);
+    m.TimerExpired(); // Rc = 62.5G
+    m.Decrease();     // Rc rose: Rt = 62.5G, Rc = 31.25G
+    double rt = 62.5e9;
+    double rc = 31.25e9;
+    EXPECT_DOUBLE_EQ(m.GetTargetRate(), rt);
+    EXPECT_DOUBLE_EQ(m.GetRate(), rc);
+    EXPECT_EQ(m.TimerExpired(), RoceDcqcnRateMachine::FAST_RECOVERY);
+    rc = (rt + rc) / 2;
+    EXPECT_EQ(m.TimerExpired(), RoceDcqcnRateMachine::ADDITIVE);
+    rt += 50e6;
+    rc = (rt + rc) / 2;
+    EXPECT_DOUBLE_EQ(m.GetRate(), rc);
+    for (uint32_t i = 1; i <= 3; ++i)
+    {
+        EXPECT_EQ(m.TimerExpired(), RoceDcqcnRateMachine::HYPER);
+        rt += i * 100e6;
+        rc = (rt + rc) / 2;
+        EXPECT_DOUBLE_EQ(m.GetTargetRate(), rt);
+        EXPECT_DOUBLE_EQ(m.GetRate(), rc);
+    }
+}
+
+TEST(DcqcnRate, RatesNeverExceedLineRateNorFallBelowMinRate)
+{
+    RoceDcqcnRpParams p = PresetParams("hpcc-sim");
+    RoceDcqcnRateMachine m;
+    m.Init(p);
+    for (int i = 0; i < 200; ++i)
+    {
+        m.Decrease();
+        EXPECT_GE(m.GetRate(), p.minRate);
+    }
+    EXPECT_DOUBLE_EQ(m.GetRate(), 100e6);
+    for (int i = 0; i < 2000 && m.IsRecovering(); ++i)
+    {
+        m.TimerExpired();
+        EXPECT_LE(m.GetRate(), LINE);
+        EXPECT_LE(m.GetTargetRate(), LINE);
+    }
+    EXPECT_FALSE(m.IsRecovering()) << "the timer alone brings the rate back to line rate";
+    EXPECT_DOUBLE_EQ(m.GetRate(), LINE);
+}
+
+TEST(DcqcnRate, MinDecreaseFactorBoundsTheCut)
+{
+    RoceDcqcnRpParams p = PresetParams("nvidia-cx");
+    p.minDecreaseFactor = 0.8; // stronger than 1 - alpha/2 = 0.5
+    RoceDcqcnRateMachine m;
+    m.Init(p);
+    m.Decrease();
+    EXPECT_DOUBLE_EQ(m.GetRate(), 80e9);
+}
+
+TEST(DcqcnRate, TargetClampingOption)
+{
+    // Without clamping, back-to-back CNPs keep Rt: only a CNP after the rate
+    // rose moves it.
+    RoceDcqcnRpParams p = PresetParams("hpcc-sim");
+    ASSERT_FALSE(p.clampTargetRate);
+    RoceDcqcnRateMachine m;
+    m.Init(p);
+    m.Decrease();
+    m.Decrease();
+    EXPECT_DOUBLE_EQ(m.GetTargetRate(), LINE);
+    EXPECT_DOUBLE_EQ(m.GetRate(), 25e9);
+    m.TimerExpired(); // fast recovery: Rc = 62.5G
+    m.Decrease();
+    EXPECT_DOUBLE_EQ(m.GetTargetRate(), 62.5e9);
+    // With clamping, every CNP sets Rt = Rc.
+    p.clampTargetRate = true;
+    m.Init(p);
+    m.Decrease();
+    m.Decrease();
+    EXPECT_DOUBLE_EQ(m.GetTargetRate(), 50e9);
+}
+
+/** A fixed pseudo-random event sequence, the machine against the reference, per preset. */
+class DcqcnPresetSequence : public ::testing::TestWithParam<std::string>
+{
+};
+
+TEST_P(DcqcnPresetSequence, MatchesTheEquationsEventByEvent)
+{
+    RoceDcqcnRpParams p = PresetParams(GetParam());
+    RoceDcqcnRateMachine m;
+    m.Init(p);
+    Reference r(p);
+    ExpectSame(m, r, "init");
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    int counts[3] = {0, 0, 0};
+    for (int step = 0; step < 5000; ++step)
+    {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int ev = static_cast<int>(x % 10);
+        std::string where = GetParam() + " step " + std::to_string(step);
+        if (ev == 0)
+        {
+            m.Decrease();
+            r.Cnp();
+        }
+        else if (ev <= 3)
+        {
+            m.AlphaTimer();
+            r.AlphaTimer();
+        }
+        else if (ev <= 7)
+        {
+            auto s = m.TimerExpired();
+            EXPECT_EQ(s, r.Increase()) << where;
+            r.t++;
+            counts[s]++;
+        }
+        else if (p.byteCounterEnabled)
+        {
+            auto s = m.ByteCounterExpired();
+            EXPECT_EQ(s, r.Increase()) << where;
+            r.bc++;
+            counts[s]++;
+        }
+        ExpectSame(m, r, where);
+        if (HasFailure())
+        {
+            break;
+        }
+    }
+    // The sequence visits every stage.
+    EXPECT_GT(counts[RoceDcqcnRateMachine::FAST_RECOVERY], 0);
+    EXPECT_GT(counts[RoceDcqcnRateMachine::ADDITIVE], 0);
+    EXPECT_GT(counts[RoceDcqcnRateMachine::HYPER], 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets,
+                         DcqcnPresetSequence,
+                         ::testing::Values("paper-2015", "nvidia-cx", "hpcc-sim"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                             std::string n = info.param;
+                             std::replace(n.begin(), n.end(), '-', '_');
+                             return n;
+                         });

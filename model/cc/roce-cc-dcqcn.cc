@@ -1,0 +1,460 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-cc-dcqcn.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceCcDcqcn");
+NS_OBJECT_ENSURE_REGISTERED(RoceCcDcqcn);
+
+// ---------------------------------------------------------------------------
+// RoceDcqcnRateMachine
+
+void
+RoceDcqcnRateMachine::Init(const RoceDcqcnRpParams& p)
+{
+    m_p = p;
+    m_rc = m_rt = p.lineRate;
+    m_alpha = p.initialAlpha;
+    m_t = m_bc = 0;
+    m_increased = false;
+}
+
+void
+RoceDcqcnRateMachine::Decrease()
+{
+    if (m_p.clampTargetRate || m_increased)
+    {
+        m_rt = m_rc;
+    }
+    double factor = std::max(1.0 - m_alpha / 2.0, m_p.minDecreaseFactor);
+    m_rc = std::max(m_rc * factor, m_p.minRate);
+    m_alpha = (1.0 - m_p.g) * m_alpha + m_p.g;
+    m_t = m_bc = 0;
+    m_increased = false;
+}
+
+void
+RoceDcqcnRateMachine::AlphaTimer(uint64_t periods)
+{
+    if (periods <= 64)
+    {
+        for (uint64_t i = 0; i < periods; ++i)
+        {
+            m_alpha = (1.0 - m_p.g) * m_alpha;
+        }
+    }
+    else
+    {
+        m_alpha *= std::pow(1.0 - m_p.g, static_cast<double>(periods));
+    }
+}
+
+RoceDcqcnRateMachine::Stage
+RoceDcqcnRateMachine::TimerExpired()
+{
+    Stage s = Increase();
+    ++m_t;
+    return s;
+}
+
+RoceDcqcnRateMachine::Stage
+RoceDcqcnRateMachine::ByteCounterExpired()
+{
+    Stage s = Increase();
+    ++m_bc;
+    return s;
+}
+
+RoceDcqcnRateMachine::Stage
+RoceDcqcnRateMachine::Increase()
+{
+    uint32_t bc = m_p.byteCounterEnabled ? m_bc : m_t;
+    uint32_t hi = std::max(m_t, bc);
+    uint32_t lo = std::min(m_t, bc);
+    Stage stage;
+    if (hi < m_p.fastRecovery)
+    {
+        stage = FAST_RECOVERY;
+    }
+    else if (lo > m_p.fastRecovery)
+    {
+        stage = HYPER;
+        m_rt += (lo - m_p.fastRecovery) * m_p.rateHai;
+    }
+    else
+    {
+        stage = ADDITIVE;
+        m_rt += m_p.rateAi;
+    }
+    m_rt = std::min(m_rt, m_p.lineRate);
+    double before = m_rc;
+    m_rc = std::min((m_rt + m_rc) / 2.0, m_p.lineRate);
+    if (m_p.lineRate - m_rc < 1.0)
+    {
+        m_rc = m_p.lineRate;
+    }
+    m_increased = m_increased || m_rc > before;
+    return stage;
+}
+
+double
+RoceDcqcnRateMachine::GetRate() const
+{
+    return m_rc;
+}
+
+double
+RoceDcqcnRateMachine::GetTargetRate() const
+{
+    return m_rt;
+}
+
+double
+RoceDcqcnRateMachine::GetAlpha() const
+{
+    return m_alpha;
+}
+
+uint32_t
+RoceDcqcnRateMachine::GetTimerCount() const
+{
+    return m_t;
+}
+
+uint32_t
+RoceDcqcnRateMachine::GetByteCount() const
+{
+    return m_bc;
+}
+
+bool
+RoceDcqcnRateMachine::IsRecovering() const
+{
+    return m_rc < m_p.lineRate || m_rt < m_p.lineRate;
+}
+
+// ---------------------------------------------------------------------------
+// RoceCcDcqcn
+
+TypeId
+RoceCcDcqcn::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceCcDcqcn")
+            .SetParent<RoceCongestionOps>()
+            .SetGroupName("Rocev2")
+            .AddConstructor<RoceCcDcqcn>()
+            .AddAttribute("G",
+                          "Alpha gain g: alpha <- (1-g) alpha + g on a CNP, (1-g) alpha per "
+                          "alpha period without one.",
+                          DoubleValue(1.0 / 256),
+                          MakeDoubleAccessor(&RoceCcDcqcn::m_g),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("InitialAlpha",
+                          "Alpha when the queue pair connects.",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&RoceCcDcqcn::m_initialAlpha),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("AlphaUpdateInterval",
+                          "Alpha period K: alpha decays once per period without a CNP.",
+                          TimeValue(MicroSeconds(55)),
+                          MakeTimeAccessor(&RoceCcDcqcn::m_alphaInterval),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RateIncreaseTimer",
+                          "Period of the rate-increase timer.",
+                          TimeValue(MicroSeconds(55)),
+                          MakeTimeAccessor(&RoceCcDcqcn::m_increaseInterval),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("ByteCounter",
+                          "Bytes sent per byte-counter increase event; 0 disables the byte "
+                          "counter (the timer alone then walks the stages).",
+                          UintegerValue(10000000),
+                          MakeUintegerAccessor(&RoceCcDcqcn::m_byteCounter),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("FastRecoveryStages",
+                          "F: increase events spent in fast recovery before additive increase.",
+                          UintegerValue(5),
+                          MakeUintegerAccessor(&RoceCcDcqcn::m_fastRecovery),
+                          MakeUintegerChecker<uint32_t>(0, 1000))
+            .AddAttribute("RateAi",
+                          "Additive increase R_AI.",
+                          DataRateValue(DataRate("40Mbps")),
+                          MakeDataRateAccessor(&RoceCcDcqcn::m_rateAi),
+                          MakeDataRateChecker())
+            .AddAttribute("RateHai",
+                          "Hyper increase R_HAI.",
+                          DataRateValue(DataRate("400Mbps")),
+                          MakeDataRateAccessor(&RoceCcDcqcn::m_rateHai),
+                          MakeDataRateChecker())
+            .AddAttribute("MinRate",
+                          "The rate never falls below this.",
+                          DataRateValue(DataRate("1Mbps")),
+                          MakeDataRateAccessor(&RoceCcDcqcn::m_minRate),
+                          MakeDataRateChecker())
+            .AddAttribute("MinDecreaseFactor",
+                          "A CNP leaves at least this fraction of the rate (0: no floor "
+                          "beyond 1 - alpha/2).",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&RoceCcDcqcn::m_minDecreaseFactor),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("ClampTargetRate",
+                          "Every CNP sets the target rate to the current rate (the paper). "
+                          "When false, only a CNP after the rate rose does (ConnectX's "
+                          "default), so a burst of CNPs does not drag the target down.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceCcDcqcn::m_clampTargetRate),
+                          MakeBooleanChecker())
+            .AddAttribute("RateDecreasePeriod",
+                          "At most one decrease per period; CNPs within it are coalesced into "
+                          "one decrease at its end. 0: every CNP decreases.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RoceCcDcqcn::m_decreasePeriod),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("CnpInterval",
+                          "Notification point: at most one CNP per interval per queue pair. "
+                          "0: a CNP for every CE-marked packet.",
+                          TimeValue(MicroSeconds(50)),
+                          MakeTimeAccessor(&RoceCcDcqcn::m_cnpInterval),
+                          MakeTimeChecker(Time(0)))
+            .AddTraceSource("Alpha",
+                            "DCQCN alpha of the queue pair.",
+                            MakeTraceSourceAccessor(&RoceCcDcqcn::m_alphaTrace),
+                            "ns3::TracedValueCallback::Double")
+            .AddTraceSource("TargetRate",
+                            "DCQCN target rate Rt, bit/s.",
+                            MakeTraceSourceAccessor(&RoceCcDcqcn::m_targetTrace),
+                            "ns3::TracedValueCallback::Double");
+    return tid;
+}
+
+RoceCcDcqcn::RoceCcDcqcn() = default;
+
+RoceCcDcqcn::RoceCcDcqcn(const RoceCcDcqcn& other)
+    : RoceCongestionOps(other),
+      m_g(other.m_g),
+      m_initialAlpha(other.m_initialAlpha),
+      m_alphaInterval(other.m_alphaInterval),
+      m_increaseInterval(other.m_increaseInterval),
+      m_byteCounter(other.m_byteCounter),
+      m_fastRecovery(other.m_fastRecovery),
+      m_rateAi(other.m_rateAi),
+      m_rateHai(other.m_rateHai),
+      m_minRate(other.m_minRate),
+      m_minDecreaseFactor(other.m_minDecreaseFactor),
+      m_clampTargetRate(other.m_clampTargetRate),
+      m_decreasePeriod(other.m_decreasePeriod),
+      m_cnpInterval(other.m_cnpInterval)
+{
+}
+
+RoceCcDcqcn::~RoceCcDcqcn() = default;
+
+void
+RoceCcDcqcn::DoDispose()
+{
+    m_deferredEvent.Cancel();
+    m_increaseEvent.Cancel();
+    RoceCongestionOps::DoDispose();
+}
+
+std::string
+RoceCcDcqcn::GetName() const
+{
+    return "dcqcn";
+}
+
+Ptr<RoceCongestionOps>
+RoceCcDcqcn::Fork()
+{
+    return CopyObject<RoceCcDcqcn>(this);
+}
+
+void
+RoceCcDcqcn::Init(const RoceCcContext& ctx)
+{
+    RoceCongestionOps::Init(ctx);
+    CheckRate("MinRate", m_minRate, "would stop the queue pair for good");
+    CheckRate("RateAi", m_rateAi, "");
+    CheckRate("RateHai", m_rateHai, "");
+    m_rm.Init(GetRpParams(ctx.lineRate));
+    m_alphaAnchor = Simulator::Now();
+    Publish();
+}
+
+RoceDcqcnRpParams
+RoceCcDcqcn::GetRpParams(DataRate lineRate) const
+{
+    RoceDcqcnRpParams p;
+    p.lineRate = static_cast<double>(lineRate.GetBitRate());
+    p.g = m_g;
+    p.initialAlpha = m_initialAlpha;
+    p.rateAi = static_cast<double>(m_rateAi.GetBitRate());
+    p.rateHai = static_cast<double>(m_rateHai.GetBitRate());
+    p.fastRecovery = m_fastRecovery;
+    p.minRate = static_cast<double>(m_minRate.GetBitRate());
+    p.minDecreaseFactor = m_minDecreaseFactor;
+    p.clampTargetRate = m_clampTargetRate;
+    p.byteCounterEnabled = m_byteCounter > 0;
+    return p;
+}
+
+const RoceDcqcnRateMachine&
+RoceCcDcqcn::GetRateMachine() const
+{
+    return m_rm;
+}
+
+void
+RoceCcDcqcn::Publish()
+{
+    m_rate = m_rm.GetRate();
+    m_targetTrace = m_rm.GetTargetRate();
+    m_alphaTrace = m_rm.GetAlpha();
+}
+
+void
+RoceCcDcqcn::CatchUpAlpha()
+{
+    Time now = Simulator::Now();
+    int64_t periods = (now - m_alphaAnchor).GetTimeStep() / m_alphaInterval.GetTimeStep();
+    if (periods <= 0)
+    {
+        return;
+    }
+    m_rm.AlphaTimer(static_cast<uint64_t>(periods));
+    m_alphaAnchor += m_alphaInterval * periods;
+}
+
+double
+RoceCcDcqcn::GetAlpha()
+{
+    CatchUpAlpha();
+    m_alphaTrace = m_rm.GetAlpha();
+    return m_rm.GetAlpha();
+}
+
+double
+RoceCcDcqcn::GetTargetRate() const
+{
+    return m_rm.GetTargetRate();
+}
+
+uint64_t
+RoceCcDcqcn::GetDecreases() const
+{
+    return m_decreases;
+}
+
+void
+RoceCcDcqcn::OnCnp()
+{
+    if (m_cnpPending)
+    {
+        // The deferred decrease (due now or later) answers this CNP too. A CNP
+        // arriving exactly when the period ends may run before that event; it
+        // must not add a second decrease at the same instant.
+        return;
+    }
+    Time now = Simulator::Now();
+    if (m_decreasePeriod.IsStrictlyPositive() && m_decreased &&
+        now < m_lastDecrease + m_decreasePeriod)
+    {
+        m_cnpPending = true;
+        m_deferredEvent = Simulator::Schedule(m_lastDecrease + m_decreasePeriod - now,
+                                              &RoceCcDcqcn::DeferredDecrease,
+                                              this);
+        return;
+    }
+    DoDecrease();
+}
+
+void
+RoceCcDcqcn::DeferredDecrease()
+{
+    m_cnpPending = false;
+    DoDecrease();
+}
+
+void
+RoceCcDcqcn::DoDecrease()
+{
+    CatchUpAlpha();
+    m_rm.Decrease();
+    ++m_decreases;
+    m_decreased = true;
+    m_lastDecrease = Simulator::Now();
+    m_alphaAnchor = m_lastDecrease; // the alpha timer restarts at every CNP
+    m_bytesSinceBc = 0;
+    Publish();
+    Simulator::Remove(m_increaseEvent);
+    RestartIncreaseTimer();
+}
+
+void
+RoceCcDcqcn::RestartIncreaseTimer()
+{
+    if (m_rm.IsRecovering())
+    {
+        m_increaseEvent =
+            Simulator::Schedule(m_increaseInterval, &RoceCcDcqcn::IncreaseTimer, this);
+    }
+}
+
+void
+RoceCcDcqcn::IncreaseTimer()
+{
+    m_rm.TimerExpired();
+    Publish();
+    RestartIncreaseTimer();
+}
+
+void
+RoceCcDcqcn::OnSend(uint32_t payloadBytes, uint32_t /* wireBytes */)
+{
+    if (m_byteCounter == 0 || !m_rm.IsRecovering())
+    {
+        return;
+    }
+    m_bytesSinceBc += payloadBytes;
+    if (m_bytesSinceBc < m_byteCounter)
+    {
+        return; // the per-packet path: one addition and one comparison
+    }
+    while (m_bytesSinceBc >= m_byteCounter && m_rm.IsRecovering())
+    {
+        m_bytesSinceBc -= m_byteCounter;
+        m_rm.ByteCounterExpired();
+    }
+    Publish();
+    if (!m_rm.IsRecovering())
+    {
+        Simulator::Remove(m_increaseEvent);
+    }
+}
+
+bool
+RoceCcDcqcn::OnCeReceived()
+{
+    Time now = Simulator::Now();
+    if (m_cnpSent && now < m_lastCnpSent + m_cnpInterval)
+    {
+        return false;
+    }
+    m_cnpSent = true;
+    m_lastCnpSent = now;
+    return true;
+}
+
+} // namespace ns3

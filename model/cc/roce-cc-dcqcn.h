@@ -1,0 +1,223 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_CC_DCQCN_H
+#define ROCE_CC_DCQCN_H
+
+#include "roce-congestion-ops.h"
+
+#include "ns3/event-id.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rocev2
+ * \brief The parameters of DCQCN's reaction point that the rate arithmetic
+ * uses (timers and intervals live in RoceCcDcqcn).
+ */
+struct RoceDcqcnRpParams
+{
+    double lineRate{100e9};         //!< bit/s; Rc and Rt never exceed it
+    double g{1.0 / 256};            //!< alpha gain
+    double initialAlpha{1.0};       //!< alpha when the QP connects
+    double rateAi{40e6};            //!< additive increase R_AI, bit/s
+    double rateHai{400e6};          //!< hyper increase R_HAI, bit/s
+    uint32_t fastRecovery{5};       //!< F: stages of fast recovery
+    double minRate{1e6};            //!< Rc never falls below it, bit/s
+    double minDecreaseFactor{0.0};  //!< a CNP leaves Rc at least this fraction of itself
+    bool clampTargetRate{true};     //!< every CNP sets Rt to Rc (else only after an increase)
+    bool byteCounterEnabled{false}; //!< BC counts; when off, BC follows T
+};
+
+/**
+ * \ingroup rocev2
+ * \brief DCQCN's reaction-point arithmetic (Zhu et al., SIGCOMM 2015), with
+ * no simulator in it: the current rate Rc, target rate Rt, alpha and the
+ * increase counters T (timer) and BC (byte counter), driven by events.
+ *
+ * - Decrease() is the reaction to a CNP: Rt <- Rc (always when
+ *   clampTargetRate, else only if Rc rose since the last decrease),
+ *   Rc <- max(Rc (1 - alpha/2), Rc minDecreaseFactor, MinRate),
+ *   alpha <- (1 - g) alpha + g, T = BC = 0.
+ * - AlphaTimer(): alpha <- (1 - g) alpha (no CNP for one alpha period).
+ * - TimerExpired() / ByteCounterExpired(): with T and BC counting the
+ *   expiries before this one,
+ *   max(T, BC) < F: fast recovery, Rc <- (Rt + Rc)/2;
+ *   min(T, BC) > F: hyper increase, Rt += (min(T, BC) - F) R_HAI;
+ *   else additive increase, Rt += R_AI; then Rc <- (Rt + Rc)/2;
+ *   then T or BC += 1. So exactly F expiries of fast recovery follow a CNP,
+ *   as the paper describes (ConnectX's rpg_threshold counts the same way).
+ *   With the byte counter disabled, BC is taken equal to T, so the timer
+ *   alone walks the stages.
+ * - Rt and Rc never exceed the line rate; an Rc within 1 bit/s of it snaps to it.
+ */
+class RoceDcqcnRateMachine
+{
+  public:
+    /** The increase stage an increase event applied. */
+    enum Stage
+    {
+        FAST_RECOVERY, //!< Rc moved halfway to Rt
+        ADDITIVE,      //!< Rt grew by R_AI
+        HYPER,         //!< Rt grew by i R_HAI
+    };
+
+    /**
+     * \brief Start at line rate with the initial alpha.
+     * \param p the parameters; not checked here
+     */
+    void Init(const RoceDcqcnRpParams& p);
+
+    /** \brief React to a CNP: cut the rate, raise alpha, reset the counters. */
+    void Decrease();
+
+    /**
+     * \brief Alpha periods passed without a CNP: alpha <- (1 - g)^n alpha.
+     * \param periods n
+     */
+    void AlphaTimer(uint64_t periods = 1);
+
+    /** \brief The rate-increase timer expired. \return the stage applied */
+    Stage TimerExpired();
+
+    /** \brief The byte counter expired. \return the stage applied */
+    Stage ByteCounterExpired();
+
+    /** \return Rc, bit/s */
+    double GetRate() const;
+    /** \return Rt, bit/s */
+    double GetTargetRate() const;
+    /** \return alpha */
+    double GetAlpha() const;
+    /** \return T, timer expiries since the last decrease */
+    uint32_t GetTimerCount() const;
+    /** \return BC, byte-counter expiries since the last decrease */
+    uint32_t GetByteCount() const;
+    /** \return true while Rc or Rt is below the line rate (increase events matter) */
+    bool IsRecovering() const;
+
+  private:
+    /** \brief Apply the increase stage the counters select. \return it */
+    Stage Increase();
+
+    RoceDcqcnRpParams m_p;
+    double m_rc{0};
+    double m_rt{0};
+    double m_alpha{1};
+    uint32_t m_t{0};
+    uint32_t m_bc{0};
+    bool m_increased{false}; //!< Rc rose since the last decrease
+};
+
+/**
+ * \ingroup rocev2
+ * \brief DCQCN: the notification point (receiver: CNPs at most once per
+ * CnpInterval) and the reaction point (sender: RoceDcqcnRateMachine driven by
+ * CNPs, the alpha timer, the rate-increase timer and the byte counter).
+ *
+ * Events per QP: the rate-increase timer is one rescheduled event that runs
+ * only while the rate is below line rate; alpha's timer is evaluated lazily
+ * (the number of whole alpha periods since the last CNP or update is applied
+ * when alpha is next needed), so it costs no events; a deferred decrease is
+ * one event when CNPs arrive within RateDecreasePeriod of the last decrease.
+ * CNPs arriving within one RateDecreasePeriod cause one decrease; a CNP that
+ * arrives while that deferred decrease is pending (even at the very instant
+ * it is due) joins it.
+ *
+ * The switch's ECN marking is the congestion point; RoceHelper::SetDcqcnPreset
+ * sets both ends to one of the published parameter sets.
+ */
+class RoceCcDcqcn : public RoceCongestionOps
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RoceCcDcqcn();
+    /**
+     * \brief Copy constructor, used by Fork().
+     * \param other the prototype
+     */
+    RoceCcDcqcn(const RoceCcDcqcn& other);
+    ~RoceCcDcqcn() override;
+
+    std::string GetName() const override;
+    Ptr<RoceCongestionOps> Fork() override;
+    void Init(const RoceCcContext& ctx) override;
+    void OnSend(uint32_t payloadBytes, uint32_t wireBytes) override;
+    void OnCnp() override;
+    bool OnCeReceived() override;
+
+    /**
+     * \brief The rate-machine parameters these attributes give.
+     * \param lineRate the line rate
+     * \return the parameters
+     */
+    RoceDcqcnRpParams GetRpParams(DataRate lineRate) const;
+
+    /** \return the rate machine (state after the events so far) */
+    const RoceDcqcnRateMachine& GetRateMachine() const;
+
+    /** \return alpha, with the alpha periods elapsed so far applied */
+    double GetAlpha();
+    /** \return the target rate Rt, bit/s */
+    double GetTargetRate() const;
+    /** \return rate decreases applied */
+    uint64_t GetDecreases() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /** \brief Apply the alpha periods that have elapsed. */
+    void CatchUpAlpha();
+    /** \brief Apply one CNP reaction now. */
+    void DoDecrease();
+    /** \brief The deferred decrease of a coalesced CNP. */
+    void DeferredDecrease();
+    /** \brief The rate-increase timer fired. */
+    void IncreaseTimer();
+    /** \brief (Re)start the rate-increase timer if the rate is below line rate. */
+    void RestartIncreaseTimer();
+    /** \brief Copy Rc and alpha to the traces. */
+    void Publish();
+
+    // attributes
+    double m_g;
+    double m_initialAlpha;
+    Time m_alphaInterval;
+    Time m_increaseInterval;
+    uint64_t m_byteCounter;
+    uint32_t m_fastRecovery;
+    DataRate m_rateAi;
+    DataRate m_rateHai;
+    DataRate m_minRate;
+    double m_minDecreaseFactor;
+    bool m_clampTargetRate;
+    Time m_decreasePeriod;
+    Time m_cnpInterval;
+
+    RoceDcqcnRateMachine m_rm;
+    TracedValue<double> m_alphaTrace;  //!< alpha after each update
+    TracedValue<double> m_targetTrace; //!< Rt
+    Time m_alphaAnchor;                //!< start of the current alpha period
+    Time m_lastDecrease;               //!< when the last decrease applied
+    bool m_decreased{false};           //!< a decrease has applied
+    bool m_cnpPending{false};          //!< a CNP awaits the deferred decrease
+    EventId m_deferredEvent;
+    EventId m_increaseEvent;
+    uint64_t m_bytesSinceBc{0};
+    uint64_t m_decreases{0};
+    Time m_lastCnpSent; //!< NP: when this QP last asked for a CNP
+    bool m_cnpSent{false};
+};
+
+} // namespace ns3
+
+#endif /* ROCE_CC_DCQCN_H */

@@ -1,0 +1,98 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-channel.h"
+
+#include "roce-pfc-net-device.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceChannel");
+NS_OBJECT_ENSURE_REGISTERED(RoceChannel);
+
+TypeId
+RoceChannel::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceChannel")
+                            .SetParent<Channel>()
+                            .SetGroupName("Rocev2")
+                            .AddConstructor<RoceChannel>()
+                            .AddAttribute("Delay",
+                                          "Propagation delay of the link (one way).",
+                                          TimeValue(MicroSeconds(1)),
+                                          MakeTimeAccessor(&RoceChannel::m_delay),
+                                          MakeTimeChecker(Seconds(0)));
+    return tid;
+}
+
+RoceChannel::RoceChannel() = default;
+
+void
+RoceChannel::Attach(Ptr<RocePfcNetDevice> device)
+{
+    NS_ABORT_MSG_IF(m_nDevices >= 2,
+                    "RoceChannel: a link has two ends; a third device was attached");
+    m_devices[m_nDevices++] = device;
+}
+
+void
+RoceChannel::Transmit(Ptr<Packet> p, const RocePfcNetDevice* src, Time txTime)
+{
+    if (m_nDevices < 2)
+    {
+        return; // an unconnected end: the frame leaves into nothing
+    }
+    RocePfcNetDevice* dst =
+        (m_devices[0] == src) ? PeekPointer(m_devices[1]) : PeekPointer(m_devices[0]);
+    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
+                                   txTime + m_delay,
+                                   &RocePfcNetDevice::Receive,
+                                   dst,
+                                   p);
+}
+
+Time
+RoceChannel::GetDelay() const
+{
+    return m_delay;
+}
+
+Ptr<RocePfcNetDevice>
+RoceChannel::GetPeer(const RocePfcNetDevice* device) const
+{
+    if (m_nDevices < 2)
+    {
+        return nullptr;
+    }
+    return (m_devices[0] == device) ? m_devices[1] : m_devices[0];
+}
+
+std::size_t
+RoceChannel::GetNDevices() const
+{
+    return m_nDevices;
+}
+
+Ptr<NetDevice>
+RoceChannel::GetDevice(std::size_t i) const
+{
+    return i < m_nDevices ? m_devices[i] : nullptr;
+}
+
+void
+RoceChannel::DoDispose()
+{
+    m_devices[0] = nullptr;
+    m_devices[1] = nullptr;
+    m_nDevices = 0;
+    Channel::DoDispose();
+}
+
+} // namespace ns3

@@ -1,0 +1,679 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-pfc-net-device.h"
+
+#include "roce-channel.h"
+
+#include "ns3/abort.h"
+#include "ns3/double.h"
+#include "ns3/ethernet-header.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/pointer.h"
+#include "ns3/roce-pfc-header.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RocePfcNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(RocePfcNetDevice);
+
+namespace
+{
+/// Destination of PFC frames (802.1Qbb MAC control).
+const Mac48Address g_pfcDestination("01:80:c2:00:00:01");
+
+/// \return picoseconds in one simulator time step (1000 at the default ns resolution)
+int64_t
+StepPicoSeconds()
+{
+    return std::max<int64_t>(1, TimeStep(1).GetPicoSeconds());
+}
+} // namespace
+
+TypeId
+RocePfcNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RocePfcNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("Rocev2")
+            .AddAttribute("DataRate",
+                          "Line rate of the port.",
+                          DataRateValue(DataRate("100Gbps")),
+                          MakeDataRateAccessor(&RocePfcNetDevice::m_bps),
+                          MakeDataRateChecker())
+            .AddAttribute(
+                "Mtu",
+                "Largest Ethernet payload (L3 MTU) the port carries, in bytes.",
+                UintegerValue(9216),
+                MakeUintegerAccessor(&RocePfcNetDevice::SetMtu, &RocePfcNetDevice::GetMtu),
+                MakeUintegerChecker<uint16_t>(68, 9216))
+            .AddAttribute("ReceiveErrorModel",
+                          "Error model applied to every received frame (e.g. a "
+                          "RateErrorModel for per-packet loss on the link).",
+                          PointerValue(),
+                          MakePointerAccessor(&RocePfcNetDevice::m_receiveErrorModel),
+                          MakePointerChecker<ErrorModel>())
+            .AddAttribute("PauseQuanta",
+                          "Pause time carried by the PFC XOFF frames this port sends, "
+                          "in quanta of 512 bit times.",
+                          UintegerValue(0xFFFF),
+                          MakeUintegerAccessor(&RocePfcNetDevice::m_pauseQuanta),
+                          MakeUintegerChecker<uint16_t>(1, 0xFFFF))
+            .AddAttribute("PauseRefreshFraction",
+                          "A held XOFF is re-sent after this fraction of its pause time.",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&RocePfcNetDevice::m_refreshFraction),
+                          MakeDoubleChecker<double>(0.01, 0.99))
+            .AddAttribute(
+                "DscpToPriority",
+                "DSCP to priority map, as 'dscp:priority' pairs separated by "
+                "commas. DSCPs not listed map to dscp/8 (class selector).",
+                StringValue(""),
+                MakeStringAccessor(&RocePfcNetDevice::SetDscpMap, &RocePfcNetDevice::GetDscpMap),
+                MakeStringChecker())
+            .AddTraceSource("MacTx",
+                            "A frame is put on the wire.",
+                            MakeTraceSourceAccessor(&RocePfcNetDevice::m_macTxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacRx",
+                            "A non-PFC frame has been received.",
+                            MakeTraceSourceAccessor(&RocePfcNetDevice::m_macRxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Drop",
+                            "A frame was dropped, with the reason.",
+                            MakeTraceSourceAccessor(&RocePfcNetDevice::m_dropTrace),
+                            "ns3::RocePfcNetDevice::DropTracedCallback")
+            .AddTraceSource("PfcTx",
+                            "A PFC frame was sent (priority, quanta; 0 = XON).",
+                            MakeTraceSourceAccessor(&RocePfcNetDevice::m_pfcTxTrace),
+                            "ns3::RocePfcNetDevice::PfcTracedCallback")
+            .AddTraceSource("PfcRx",
+                            "A PFC frame was received (priority, quanta; 0 = XON).",
+                            MakeTraceSourceAccessor(&RocePfcNetDevice::m_pfcRxTrace),
+                            "ns3::RocePfcNetDevice::PfcTracedCallback")
+            .AddTraceSource("Sniffer",
+                            "Every frame sent or received, for pcap.",
+                            MakeTraceSourceAccessor(&RocePfcNetDevice::m_snifferTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PromiscSniffer",
+                            "Every frame sent or received, for pcap.",
+                            MakeTraceSourceAccessor(&RocePfcNetDevice::m_promiscSnifferTrace),
+                            "ns3::Packet::TracedCallback");
+    return tid;
+}
+
+RocePfcNetDevice::RocePfcNetDevice()
+{
+    SetDscpMap("");
+}
+
+RocePfcNetDevice::~RocePfcNetDevice() = default;
+
+void
+RocePfcNetDevice::DoDispose()
+{
+    for (uint32_t p = 0; p < NUM_PRIORITIES; ++p)
+    {
+        m_pauseExpiry[p].Cancel();
+        m_refreshEvent[p].Cancel();
+    }
+    m_controlQueue.clear();
+    m_node = nullptr;
+    m_channel = nullptr;
+    m_receiveErrorModel = nullptr;
+    m_rxCallback =
+        MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>();
+    m_promiscRxCallback.Nullify();
+    NetDevice::DoDispose();
+}
+
+void
+RocePfcNetDevice::Attach(Ptr<RoceChannel> channel)
+{
+    m_channel = channel;
+    channel->Attach(this);
+}
+
+DataRate
+RocePfcNetDevice::GetDataRate() const
+{
+    return m_bps;
+}
+
+uint32_t
+RocePfcNetDevice::WireBytes(uint32_t frameBytes)
+{
+    return std::max(frameBytes, MIN_FRAME_BYTES) + FCS_BYTES + PREAMBLE_IFG_BYTES;
+}
+
+Time
+RocePfcNetDevice::TxTime(uint32_t frameBytes) const
+{
+    return PicoSeconds(
+        static_cast<int64_t>(WireBytes(frameBytes) * 8ULL * 1000000000000ULL / m_bps.GetBitRate()));
+}
+
+void
+RocePfcNetDevice::SetDscpMap(std::string map)
+{
+    for (uint32_t d = 0; d < 64; ++d)
+    {
+        m_dscpToPriority[d] = static_cast<uint8_t>(d / 8);
+    }
+    m_dscpMapSpec = map;
+    std::istringstream in(map);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        if (item.find_first_not_of(" \t") == std::string::npos)
+        {
+            continue;
+        }
+        unsigned dscp = 0;
+        unsigned prio = 0;
+        char colon = 0;
+        std::istringstream pair(item);
+        bool ok = static_cast<bool>(pair >> dscp >> colon >> prio) && colon == ':';
+        std::string rest;
+        ok = ok && !(pair >> rest);
+        NS_ABORT_MSG_IF(!ok,
+                        "RocePfcNetDevice: DscpToPriority entry '"
+                            << item << "' is not of the form 'dscp:priority'");
+        NS_ABORT_MSG_IF(dscp > 63,
+                        "RocePfcNetDevice: DscpToPriority DSCP " << dscp << " out of range 0..63");
+        NS_ABORT_MSG_IF(prio >= NUM_PRIORITIES,
+                        "RocePfcNetDevice: DscpToPriority priority " << prio
+                                                                     << " out of range 0..7");
+        m_dscpToPriority[dscp] = static_cast<uint8_t>(prio);
+    }
+    m_priorityToDscp.fill(0xFF);
+    for (int d = 63; d >= 0; --d)
+    {
+        m_priorityToDscp[m_dscpToPriority[d]] = static_cast<uint8_t>(d);
+    }
+}
+
+std::string
+RocePfcNetDevice::GetDscpMap() const
+{
+    return m_dscpMapSpec;
+}
+
+uint8_t
+RocePfcNetDevice::DscpToPriority(uint8_t dscp) const
+{
+    return m_dscpToPriority[dscp & 0x3F];
+}
+
+uint8_t
+RocePfcNetDevice::PriorityToDscp(uint8_t priority) const
+{
+    NS_ABORT_MSG_IF(priority >= NUM_PRIORITIES,
+                    "RocePfcNetDevice: priority " << +priority << " out of range 0..7");
+    NS_ABORT_MSG_IF(m_priorityToDscp[priority] > 63,
+                    "RocePfcNetDevice: no DSCP maps to priority " << +priority
+                                                                  << " (see DscpToPriority)");
+    return m_priorityToDscp[priority];
+}
+
+// ---------------------------------------------------------------------------
+// Transmit path
+
+void
+RocePfcNetDevice::EnqueueControl(Ptr<Packet> p)
+{
+    m_controlQueue.push_back(p);
+    TryTransmit();
+}
+
+void
+RocePfcNetDevice::TryTransmit()
+{
+    if (m_txBusy || !m_channel)
+    {
+        return;
+    }
+    Ptr<Packet> p;
+    if (!m_controlQueue.empty())
+    {
+        p = m_controlQueue.front();
+        m_controlQueue.pop_front();
+    }
+    else
+    {
+        p = DequeueData(m_pausedMask);
+    }
+    if (p)
+    {
+        StartTransmit(p);
+    }
+}
+
+void
+RocePfcNetDevice::StartTransmit(Ptr<Packet> p)
+{
+    m_txBusy = true;
+    uint32_t size = p->GetSize();
+    // Exact serialization time in ps, carried across frames so that the mean
+    // rate is exact whatever the simulator's time resolution.
+    static const int64_t stepPs = StepPicoSeconds();
+    uint64_t ps = WireBytes(size) * 8ULL * 1000000000000ULL / m_bps.GetBitRate() + m_txCarryPs;
+    m_txCarryPs = ps % stepPs;
+    Time txTime = TimeStep(ps / stepPs);
+    ++m_txFrames;
+    m_txBytes += size;
+    m_macTxTrace(p);
+    m_snifferTrace(p);
+    m_promiscSnifferTrace(p);
+    m_channel->Transmit(p, this, txTime);
+    Simulator::Schedule(txTime, &RocePfcNetDevice::TransmitComplete, this);
+}
+
+void
+RocePfcNetDevice::TransmitComplete()
+{
+    m_txBusy = false;
+    TryTransmit();
+}
+
+// ---------------------------------------------------------------------------
+// Receive path
+
+void
+RocePfcNetDevice::Receive(Ptr<Packet> p)
+{
+    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(p))
+    {
+        DropFrame(p, DROP_RX_ERROR);
+        return;
+    }
+    m_snifferTrace(p);
+    m_promiscSnifferTrace(p);
+    RoceFrame frame = RoceFrame::Parse(*p);
+    if (frame.etherType == RocePfcHeader::ETHERTYPE)
+    {
+        ReceivePfc(p);
+        return;
+    }
+    m_macRxTrace(p);
+    ReceiveFrame(p, frame);
+}
+
+void
+RocePfcNetDevice::ReceivePfc(Ptr<Packet> p)
+{
+    EthernetHeader eth(false);
+    p->RemoveHeader(eth);
+    RocePfcHeader pfc;
+    p->RemoveHeader(pfc);
+    if (pfc.GetOpcode() != RocePfcHeader::OPCODE)
+    {
+        DropFrame(p, DROP_UNKNOWN_PROTOCOL);
+        return;
+    }
+    for (uint8_t prio = 0; prio < NUM_PRIORITIES; ++prio)
+    {
+        if (!pfc.IsEnabled(prio))
+        {
+            continue;
+        }
+        uint16_t quanta = pfc.GetQuanta(prio);
+        m_pfcRxTrace(prio, quanta);
+        uint8_t bit = static_cast<uint8_t>(1u << prio);
+        m_pauseExpiry[prio].Cancel();
+        if (quanta == 0)
+        {
+            ++m_pfcStats.resumeRx[prio];
+            PauseExpired(prio);
+            continue;
+        }
+        ++m_pfcStats.pauseRx[prio];
+        if (!(m_pausedMask & bit))
+        {
+            m_pausedMask |= bit;
+            m_pauseStart[prio] = Simulator::Now();
+        }
+        Time pause = PauseTime(quanta);
+        m_pauseExpiry[prio] =
+            Simulator::Schedule(pause, &RocePfcNetDevice::PauseExpired, this, prio);
+    }
+}
+
+void
+RocePfcNetDevice::PauseExpired(uint8_t priority)
+{
+    uint8_t bit = static_cast<uint8_t>(1u << priority);
+    if (!(m_pausedMask & bit))
+    {
+        return;
+    }
+    m_pausedMask &= static_cast<uint8_t>(~bit);
+    m_pfcStats.pausedTime[priority] += Simulator::Now() - m_pauseStart[priority];
+    NotifyResume(priority);
+    TryTransmit();
+}
+
+void
+RocePfcNetDevice::NotifyResume(uint8_t /* priority */)
+{
+}
+
+Time
+RocePfcNetDevice::PauseTime(uint16_t quanta) const
+{
+    // quanta * 512 bit times; in double, since quanta * 512 * 1e12 overflows 64 bits.
+    return PicoSeconds(static_cast<int64_t>(std::llround(
+        double(quanta) * RocePfcHeader::BITS_PER_QUANTUM * 1e12 / m_bps.GetBitRate())));
+}
+
+bool
+RocePfcNetDevice::IsPaused(uint8_t priority) const
+{
+    return priority < NUM_PRIORITIES && (m_pausedMask & (1u << priority)) != 0;
+}
+
+// ---------------------------------------------------------------------------
+// PFC generation
+
+void
+RocePfcNetDevice::SetXoff(uint8_t priority, bool xoff)
+{
+    NS_ABORT_MSG_IF(priority >= NUM_PRIORITIES,
+                    "RocePfcNetDevice: priority " << +priority << " out of range 0..7");
+    if (m_xoff[priority] == xoff)
+    {
+        return;
+    }
+    m_xoff[priority] = xoff;
+    if (xoff)
+    {
+        RefreshPause(priority);
+    }
+    else
+    {
+        m_refreshEvent[priority].Cancel();
+        ++m_pfcStats.resumeTx[priority];
+        SendPfc(priority, 0);
+    }
+}
+
+bool
+RocePfcNetDevice::IsXoff(uint8_t priority) const
+{
+    return priority < NUM_PRIORITIES && m_xoff[priority];
+}
+
+void
+RocePfcNetDevice::RefreshPause(uint8_t priority)
+{
+    if (!m_xoff[priority])
+    {
+        return;
+    }
+    ++m_pfcStats.pauseTx[priority];
+    SendPfc(priority, m_pauseQuanta);
+    Time pause = PauseTime(m_pauseQuanta);
+    m_refreshEvent[priority] = Simulator::Schedule(pause * m_refreshFraction,
+                                                   &RocePfcNetDevice::RefreshPause,
+                                                   this,
+                                                   priority);
+}
+
+void
+RocePfcNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
+{
+    Ptr<Packet> p = Create<Packet>();
+    RocePfcHeader pfc;
+    pfc.SetPause(priority, quanta);
+    p->AddHeader(pfc);
+    EthernetHeader eth(false);
+    eth.SetSource(m_address);
+    eth.SetDestination(g_pfcDestination);
+    eth.SetLengthType(RocePfcHeader::ETHERTYPE);
+    p->AddHeader(eth);
+    m_pfcTxTrace(priority, quanta);
+    EnqueueControl(p);
+}
+
+RocePfcNetDevice::PfcStats
+RocePfcNetDevice::GetPfcStats() const
+{
+    PfcStats s = m_pfcStats;
+    for (uint32_t p = 0; p < NUM_PRIORITIES; ++p)
+    {
+        if (m_pausedMask & (1u << p))
+        {
+            s.pausedTime[p] += Simulator::Now() - m_pauseStart[p];
+        }
+    }
+    return s;
+}
+
+uint64_t
+RocePfcNetDevice::GetTxFrames() const
+{
+    return m_txFrames;
+}
+
+uint64_t
+RocePfcNetDevice::GetTxBytes() const
+{
+    return m_txBytes;
+}
+
+uint64_t
+RocePfcNetDevice::GetDrops() const
+{
+    return m_drops;
+}
+
+void
+RocePfcNetDevice::DropFrame(Ptr<const Packet> p, const char* reason)
+{
+    ++m_drops;
+    m_dropTrace(p, reason);
+}
+
+// ---------------------------------------------------------------------------
+// Upper layers
+
+void
+RocePfcNetDevice::AddEthernetHeader(Ptr<Packet> p, uint16_t etherType) const
+{
+    EthernetHeader eth(false);
+    eth.SetSource(m_address);
+    eth.SetDestination(GetPeerMac());
+    eth.SetLengthType(etherType);
+    p->AddHeader(eth);
+}
+
+Mac48Address
+RocePfcNetDevice::GetPeerMac() const
+{
+    Ptr<RocePfcNetDevice> peer = m_channel ? m_channel->GetPeer(this) : nullptr;
+    return peer ? peer->m_address : Mac48Address("ff:ff:ff:ff:ff:ff");
+}
+
+bool
+RocePfcNetDevice::DeliverUp(Ptr<Packet> p)
+{
+    if (m_rxCallback.IsNull())
+    {
+        DropFrame(p, DROP_UNKNOWN_PROTOCOL);
+        return false;
+    }
+    EthernetHeader eth(false);
+    p->RemoveHeader(eth);
+    if (!m_promiscRxCallback.IsNull())
+    {
+        m_promiscRxCallback(this,
+                            p,
+                            eth.GetLengthType(),
+                            eth.GetSource(),
+                            eth.GetDestination(),
+                            NetDevice::PACKET_HOST);
+    }
+    return m_rxCallback(this, p, eth.GetLengthType(), eth.GetSource());
+}
+
+bool
+RocePfcNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
+{
+    return SendFrom(packet, m_address, dest, protocolNumber);
+}
+
+bool
+RocePfcNetDevice::SendFrom(Ptr<Packet> packet,
+                           const Address& /* source */,
+                           const Address& /* dest */,
+                           uint16_t /* protocolNumber */)
+{
+    // Ports carry RoCE traffic generated by the module itself; an IP stack on
+    // top is not supported.
+    DropFrame(packet, DROP_UNKNOWN_PROTOCOL);
+    return false;
+}
+
+void
+RocePfcNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+RocePfcNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+RocePfcNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+RocePfcNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+Address
+RocePfcNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+RocePfcNetDevice::SetMtu(const uint16_t mtu)
+{
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+RocePfcNetDevice::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+RocePfcNetDevice::IsLinkUp() const
+{
+    return m_channel != nullptr;
+}
+
+void
+RocePfcNetDevice::AddLinkChangeCallback(Callback<void> /* callback */)
+{
+}
+
+bool
+RocePfcNetDevice::IsBroadcast() const
+{
+    return false;
+}
+
+Address
+RocePfcNetDevice::GetBroadcast() const
+{
+    return Mac48Address("ff:ff:ff:ff:ff:ff");
+}
+
+bool
+RocePfcNetDevice::IsMulticast() const
+{
+    return false;
+}
+
+Address
+RocePfcNetDevice::GetMulticast(Ipv4Address /* multicastGroup */) const
+{
+    return Mac48Address("01:00:5e:00:00:00");
+}
+
+Address
+RocePfcNetDevice::GetMulticast(Ipv6Address /* addr */) const
+{
+    return Mac48Address("33:33:00:00:00:00");
+}
+
+bool
+RocePfcNetDevice::IsPointToPoint() const
+{
+    return true;
+}
+
+bool
+RocePfcNetDevice::IsBridge() const
+{
+    return false;
+}
+
+Ptr<Node>
+RocePfcNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+RocePfcNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+RocePfcNetDevice::NeedsArp() const
+{
+    return false;
+}
+
+void
+RocePfcNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
+{
+    m_rxCallback = cb;
+}
+
+void
+RocePfcNetDevice::SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb)
+{
+    m_promiscRxCallback = cb;
+}
+
+bool
+RocePfcNetDevice::SupportsSendFrom() const
+{
+    return false;
+}
+
+} // namespace ns3

@@ -1,0 +1,312 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_PFC_NET_DEVICE_H
+#define ROCE_PFC_NET_DEVICE_H
+
+#include "ns3/data-rate.h"
+#include "ns3/error-model.h"
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/nstime.h"
+#include "ns3/roce-frame.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <deque>
+
+namespace ns3
+{
+
+class RoceChannel;
+class Node;
+
+/**
+ * \ingroup rocev2
+ * \brief A PFC-capable Ethernet wire end: the part that a RoCE NIC and a
+ * switch port share.
+ *
+ * It serializes one frame at a time onto a RoceChannel, charging the frame's
+ * bytes plus FCS (4 B) and preamble, SFD and IFG (20 B), with frames padded to
+ * the 64-byte minimum. It honours received PFC frames per priority (a paused
+ * priority is skipped, never dropped), sends PFC frames ahead of data, and
+ * refreshes a pause before it expires for as long as the owner holds XOFF.
+ *
+ * Subclasses supply the data to send (DequeueData, given the set of paused
+ * priorities) and consume received frames (ReceiveFrame). Everything in the
+ * transmit path is one event per frame: the transmit-complete event.
+ */
+class RocePfcNetDevice : public NetDevice
+{
+  public:
+    static constexpr uint32_t NUM_PRIORITIES = 8;      //!< 802.1p priorities
+    static constexpr uint32_t FCS_BYTES = 4;           //!< Ethernet FCS
+    static constexpr uint32_t PREAMBLE_IFG_BYTES = 20; //!< preamble + SFD + IFG
+    static constexpr uint32_t MIN_FRAME_BYTES = 60;    //!< minimum frame without FCS
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RocePfcNetDevice();
+    ~RocePfcNetDevice() override;
+
+    /**
+     * \brief Attach the device to a link.
+     * \param channel the link
+     */
+    void Attach(Ptr<RoceChannel> channel);
+
+    /**
+     * \brief Called by the channel when a frame has fully arrived.
+     * \param p the frame
+     */
+    void Receive(Ptr<Packet> p);
+
+    /** \return the line rate */
+    DataRate GetDataRate() const;
+
+    /**
+     * \param frameBytes a frame's size without FCS
+     * \return the bytes that the frame occupies on the wire (padding, FCS,
+     *         preamble, SFD and IFG included)
+     */
+    static uint32_t WireBytes(uint32_t frameBytes);
+
+    /**
+     * \param frameBytes a frame's size without FCS
+     * \return its serialization time at this device's rate
+     */
+    Time TxTime(uint32_t frameBytes) const;
+
+    /**
+     * \param dscp an IPv4 DSCP (0..63)
+     * \return the priority it maps to
+     */
+    uint8_t DscpToPriority(uint8_t dscp) const;
+
+    /**
+     * \param priority a priority (0..7)
+     * \return the DSCP that this device writes for the priority (the lowest DSCP mapping to it)
+     */
+    uint8_t PriorityToDscp(uint8_t priority) const;
+
+    /**
+     * \brief Hold or release XOFF towards the link peer for one priority.
+     *
+     * Holding sends a PFC pause of PauseQuanta now and refreshes it before
+     * it expires; releasing sends quanta 0 (XON) at once.
+     * \param priority the priority (0..7)
+     * \param xoff true to pause the peer, false to resume it
+     */
+    void SetXoff(uint8_t priority, bool xoff);
+
+    /**
+     * \param priority a priority (0..7)
+     * \return true while this device holds XOFF towards its peer
+     */
+    bool IsXoff(uint8_t priority) const;
+
+    /**
+     * \param quanta a pause time in quanta
+     * \return its duration at this device's rate (quanta x 512 bit times)
+     */
+    Time PauseTime(uint16_t quanta) const;
+
+    /**
+     * \param priority a priority (0..7)
+     * \return true while the peer has paused this priority here
+     */
+    bool IsPaused(uint8_t priority) const;
+
+    /**
+     * \brief Ask the device to start transmitting if it is idle. Subclasses
+     * call this when new data becomes ready.
+     */
+    void TryTransmit();
+
+    /** Per-priority PFC statistics of a device. */
+    struct PfcStats
+    {
+        std::array<uint64_t, NUM_PRIORITIES> pauseTx{};  //!< PFC frames sent (XOFF and refresh)
+        std::array<uint64_t, NUM_PRIORITIES> resumeTx{}; //!< XON frames sent
+        std::array<uint64_t, NUM_PRIORITIES> pauseRx{};  //!< pauses received (quanta > 0)
+        std::array<uint64_t, NUM_PRIORITIES> resumeRx{}; //!< resumes received
+        std::array<Time, NUM_PRIORITIES> pausedTime{};   //!< time this device was paused
+    };
+
+    /** \return PFC statistics; paused time includes a pause still running */
+    PfcStats GetPfcStats() const;
+
+    /** \return frames this device has put on the wire */
+    uint64_t GetTxFrames() const;
+    /** \return bytes (frames without FCS) this device has put on the wire */
+    uint64_t GetTxBytes() const;
+
+    /** \return frames this device dropped (any reason) */
+    uint64_t GetDrops() const;
+
+    /**
+     * TracedCallback signature for PFC frames.
+     * \param priority the priority
+     * \param quanta the pause time in quanta (0 = resume)
+     */
+    typedef void (*PfcTracedCallback)(uint8_t priority, uint16_t quanta);
+
+    /**
+     * TracedCallback signature for drops.
+     * \param p the dropped frame
+     * \param reason why it was dropped
+     */
+    typedef void (*DropTracedCallback)(Ptr<const Packet> p, const char* reason);
+
+    static constexpr const char* DROP_RX_ERROR = "rx-error"; //!< link error model
+    static constexpr const char* DROP_UNKNOWN_PROTOCOL =
+        "unknown-protocol"; //!< nobody to deliver to
+
+    // NetDevice
+    void SetIfIndex(const uint32_t index) override;
+    uint32_t GetIfIndex() const override;
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override;
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+    bool IsBroadcast() const override;
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override;
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsPointToPoint() const override;
+    bool IsBridge() const override;
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+    Ptr<Node> GetNode() const override;
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    void SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb) override;
+    bool SupportsSendFrom() const override;
+
+    /** \return the MAC address of the device at the other end of the link */
+    Mac48Address GetPeerMac() const;
+
+  protected:
+    void DoDispose() override;
+
+    /**
+     * \brief Give the next data frame to put on the wire.
+     * \param pausedMask bit p set if priority p is paused by the peer
+     * \return the frame (with its Ethernet header) or nullptr if none is ready
+     */
+    virtual Ptr<Packet> DequeueData(uint8_t pausedMask) = 0;
+
+    /**
+     * \brief Consume a received frame that is not a PFC frame.
+     * \param p the frame, Ethernet header included
+     * \param frame its parsed fields
+     */
+    virtual void ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame) = 0;
+
+    /**
+     * \brief Told when the peer resumes a priority. The default does nothing.
+     * \param priority the priority
+     */
+    virtual void NotifyResume(uint8_t priority);
+
+    /**
+     * \brief Enqueue a frame in the control queue, which goes ahead of data and
+     * ignores pauses (PFC frames, and frames a subclass must not hold back).
+     * \param p the frame with its Ethernet header
+     */
+    void EnqueueControl(Ptr<Packet> p);
+
+    /**
+     * \brief Deliver a non-RoCE frame to the protocol stack above, if any.
+     * \param p the frame with its Ethernet header
+     * \return true if delivered
+     */
+    bool DeliverUp(Ptr<Packet> p);
+
+    /**
+     * \brief Drop a frame: count it and fire the Drop trace.
+     * \param p the frame
+     * \param reason why
+     */
+    void DropFrame(Ptr<const Packet> p, const char* reason);
+
+    /**
+     * \brief Add an Ethernet II header addressed to the link peer.
+     * \param p the packet
+     * \param etherType the EtherType
+     */
+    void AddEthernetHeader(Ptr<Packet> p, uint16_t etherType) const;
+
+    TracedCallback<Ptr<const Packet>> m_macTxTrace;             //!< frame handed to the wire
+    TracedCallback<Ptr<const Packet>> m_macRxTrace;             //!< frame received
+    TracedCallback<Ptr<const Packet>, const char*> m_dropTrace; //!< frame dropped
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;           //!< pcap sniffer
+    TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;    //!< pcap sniffer (promisc)
+
+  private:
+    /** \brief Put a frame on the wire. \param p the frame */
+    void StartTransmit(Ptr<Packet> p);
+    /** \brief The wire is free again. */
+    void TransmitComplete();
+    /** \brief Handle a received PFC frame. \param p the frame */
+    void ReceivePfc(Ptr<Packet> p);
+    /** \brief A pause from the peer ran out. \param priority the priority */
+    void PauseExpired(uint8_t priority);
+    /** \brief Send one PFC frame. \param priority the priority \param quanta pause quanta */
+    void SendPfc(uint8_t priority, uint16_t quanta);
+    /** \brief Re-send a held pause. \param priority the priority */
+    void RefreshPause(uint8_t priority);
+    /** \brief Set the DSCP map from its string form. \param map "dscp:prio,..." */
+    void SetDscpMap(std::string map);
+    /** \return the DSCP map's string form */
+    std::string GetDscpMap() const;
+
+    Ptr<Node> m_node;
+    Ptr<RoceChannel> m_channel;
+    uint32_t m_ifIndex{0};
+    Mac48Address m_address;
+    uint16_t m_mtu{9216};
+    DataRate m_bps{DataRate("100Gbps")};
+    Ptr<ErrorModel> m_receiveErrorModel;
+    NetDevice::ReceiveCallback m_rxCallback;
+    NetDevice::PromiscReceiveCallback m_promiscRxCallback;
+    uint16_t m_pauseQuanta{0xFFFF};
+    double m_refreshFraction{0.5};
+    std::string m_dscpMapSpec;
+    std::array<uint8_t, 64> m_dscpToPriority{};
+    std::array<uint8_t, NUM_PRIORITIES> m_priorityToDscp{};
+
+    bool m_txBusy{false};
+    uint64_t m_txCarryPs{0}; //!< sub-resolution remainder of serialization times
+    std::deque<Ptr<Packet>> m_controlQueue;
+
+    uint8_t m_pausedMask{0};
+    std::array<EventId, NUM_PRIORITIES> m_pauseExpiry;
+    std::array<Time, NUM_PRIORITIES> m_pauseStart{};
+    std::array<bool, NUM_PRIORITIES> m_xoff{};
+    std::array<EventId, NUM_PRIORITIES> m_refreshEvent;
+    PfcStats m_pfcStats;
+    uint64_t m_txFrames{0};
+    uint64_t m_txBytes{0};
+    uint64_t m_drops{0};
+
+    TracedCallback<uint8_t, uint16_t> m_pfcTxTrace; //!< PFC frame sent
+    TracedCallback<uint8_t, uint16_t> m_pfcRxTrace; //!< PFC frame received
+};
+
+} // namespace ns3
+
+#endif /* ROCE_PFC_NET_DEVICE_H */

@@ -1,0 +1,472 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-net-device.h"
+
+#include "ns3/abort.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/log.h"
+#include "ns3/roce-aeth-header.h"
+#include "ns3/roce-bth-header.h"
+#include "ns3/roce-encap-header.h"
+#include "ns3/roce-icrc-trailer.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
+
+TypeId
+RoceNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceNetDevice")
+            .SetParent<RocePfcNetDevice>()
+            .SetGroupName("Rocev2")
+            .AddConstructor<RoceNetDevice>()
+            .AddAttribute("Ipv4Address",
+                          "The NIC's IPv4 address (RoCEv2 source/destination).",
+                          Ipv4AddressValue(Ipv4Address("0.0.0.0")),
+                          MakeIpv4AddressAccessor(&RoceNetDevice::SetIpv4Address,
+                                                  &RoceNetDevice::GetIpv4Address),
+                          MakeIpv4AddressChecker())
+            .AddAttribute(
+                "PayloadMtu",
+                "RoCE MTU: payload bytes per packet, 256..4096 (IB MTUs) or up to "
+                "9000 (jumbo).",
+                UintegerValue(1024),
+                MakeUintegerAccessor(&RoceNetDevice::SetPayloadMtu, &RoceNetDevice::GetPayloadMtu),
+                MakeUintegerChecker<uint32_t>())
+            .AddAttribute("CongestionControl",
+                          "Congestion control that every QP of this NIC forks "
+                          "(a subclass of ns3::RoceCongestionOps).",
+                          TypeIdValue(RoceCcNone::GetTypeId()),
+                          MakeTypeIdAccessor(&RoceNetDevice::SetCongestionControlType,
+                                             &RoceNetDevice::GetCongestionControlType),
+                          MakeTypeIdChecker())
+            .AddAttribute("CnpPriority",
+                          "Priority of the CNPs this NIC sends, 0..7.",
+                          UintegerValue(6),
+                          MakeUintegerAccessor(&RoceNetDevice::m_cnpPriority),
+                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("RxDrainRate",
+                          "Rate at which the host (PCIe, memory) drains the receive buffer. "
+                          "0 means the host is never a bottleneck and no buffer is modelled.",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&RoceNetDevice::m_rxDrainRate),
+                          MakeDataRateChecker())
+            .AddAttribute("RxBufferSize",
+                          "Receive buffer size; frames beyond it are dropped.",
+                          QueueSizeValue(QueueSize("2MB")),
+                          MakeQueueSizeAccessor(&RoceNetDevice::m_rxBufferSize),
+                          MakeQueueSizeChecker())
+            .AddAttribute("RxXoffThreshold",
+                          "Receive-buffer occupancy of a priority at which the NIC pauses "
+                          "its link peer (PFC XOFF).",
+                          QueueSizeValue(QueueSize("512KB")),
+                          MakeQueueSizeAccessor(&RoceNetDevice::m_rxXoff),
+                          MakeQueueSizeChecker())
+            .AddAttribute("RxXonThreshold",
+                          "Occupancy below which a paused peer is resumed (PFC XON).",
+                          QueueSizeValue(QueueSize("256KB")),
+                          MakeQueueSizeAccessor(&RoceNetDevice::m_rxXon),
+                          MakeQueueSizeChecker());
+    return tid;
+}
+
+RoceNetDevice::RoceNetDevice() = default;
+
+RoceNetDevice::~RoceNetDevice() = default;
+
+void
+RoceNetDevice::DoInitialize()
+{
+    if (m_rxDrainRate.GetBitRate() > 0)
+    {
+        NS_ABORT_MSG_IF(m_rxBufferSize.GetUnit() != QueueSizeUnit::BYTES ||
+                            m_rxXoff.GetUnit() != QueueSizeUnit::BYTES ||
+                            m_rxXon.GetUnit() != QueueSizeUnit::BYTES,
+                        "RoceNetDevice: RxBufferSize, RxXoffThreshold and RxXonThreshold "
+                        "must be in bytes (e.g. '512KB')");
+        NS_ABORT_MSG_IF(m_rxXon.GetValue() >= m_rxXoff.GetValue(),
+                        "RoceNetDevice: RxXonThreshold="
+                            << m_rxXon << " must be below RxXoffThreshold=" << m_rxXoff);
+        NS_ABORT_MSG_IF(m_rxXoff.GetValue() >= m_rxBufferSize.GetValue(),
+                        "RoceNetDevice: RxXoffThreshold="
+                            << m_rxXoff << " must be below RxBufferSize=" << m_rxBufferSize);
+    }
+    RocePfcNetDevice::DoInitialize();
+}
+
+void
+RoceNetDevice::DoDispose()
+{
+    m_wakeEvent.Cancel();
+    m_drainEvent.Cancel();
+    for (auto& qp : m_qps)
+    {
+        qp->Dispose();
+    }
+    m_qps.clear();
+    m_ccPrototype = nullptr;
+    for (auto& a : m_active)
+    {
+        a.clear();
+    }
+    for (auto& c : m_control)
+    {
+        c.clear();
+    }
+    m_rxBuffer.clear();
+    RocePfcNetDevice::DoDispose();
+}
+
+Ipv4Address
+RoceNetDevice::GetIpv4Address() const
+{
+    return m_ipv4;
+}
+
+void
+RoceNetDevice::SetIpv4Address(Ipv4Address address)
+{
+    m_ipv4 = address;
+}
+
+void
+RoceNetDevice::SetPayloadMtu(uint32_t mtu)
+{
+    NS_ABORT_MSG_IF(mtu < 256 || mtu > 9000,
+                    "RoceNetDevice: PayloadMtu=" << mtu << " out of range 256..9000 bytes");
+    m_payloadMtu = mtu;
+}
+
+uint32_t
+RoceNetDevice::GetPayloadMtu() const
+{
+    return m_payloadMtu;
+}
+
+TypeId
+RoceNetDevice::GetCongestionControlType() const
+{
+    return m_ccType;
+}
+
+void
+RoceNetDevice::SetCongestionControlType(TypeId tid)
+{
+    NS_ABORT_MSG_IF(
+        tid != RoceCongestionOps::GetTypeId() && !tid.IsChildOf(RoceCongestionOps::GetTypeId()),
+        "RoceNetDevice: CongestionControl=" << tid.GetName() << " is not a ns3::RoceCongestionOps");
+    NS_ABORT_MSG_IF(!tid.HasConstructor(),
+                    "RoceNetDevice: CongestionControl=" << tid.GetName()
+                                                        << " cannot be created (abstract)");
+    if (tid != m_ccType)
+    {
+        m_ccPrototype = nullptr;
+    }
+    m_ccType = tid;
+}
+
+void
+RoceNetDevice::SetCongestionControl(Ptr<RoceCongestionOps> prototype)
+{
+    NS_ABORT_MSG_IF(!prototype, "RoceNetDevice: SetCongestionControl(nullptr)");
+    m_ccType = prototype->GetInstanceTypeId();
+    m_ccPrototype = prototype;
+}
+
+Ptr<RoceCongestionOps>
+RoceNetDevice::GetCongestionControl()
+{
+    if (!m_ccPrototype)
+    {
+        ObjectFactory f;
+        f.SetTypeId(m_ccType);
+        m_ccPrototype = f.Create<RoceCongestionOps>();
+    }
+    return m_ccPrototype;
+}
+
+uint32_t
+RoceNetDevice::AddQp(Ptr<RoceQueuePair> qp)
+{
+    NS_ABORT_MSG_IF(m_qps.size() + FIRST_QPN > RoceBthHeader::QPN_MASK,
+                    "RoceNetDevice: no QP numbers left (2^24)");
+    m_qps.push_back(qp);
+    return FIRST_QPN + static_cast<uint32_t>(m_qps.size() - 1);
+}
+
+void
+RoceNetDevice::ConnectQp(Ptr<RoceQueuePair> qp,
+                         uint32_t remoteQpn,
+                         Ipv4Address remoteAddress,
+                         uint32_t remoteInitialPsn)
+{
+    uint32_t qpn = 0;
+    for (std::size_t i = 0; i < m_qps.size(); ++i)
+    {
+        if (m_qps[i] == qp)
+        {
+            qpn = FIRST_QPN + static_cast<uint32_t>(i);
+        }
+    }
+    NS_ABORT_MSG_IF(qpn == 0, "RoceNetDevice: ConnectQp on a QP that was not added to this NIC");
+    qp->Connect(this,
+                qpn,
+                remoteQpn,
+                remoteAddress,
+                remoteInitialPsn,
+                GetCongestionControl()->Fork());
+}
+
+Ptr<RoceQueuePair>
+RoceNetDevice::GetQp(uint32_t qpn) const
+{
+    if (qpn < FIRST_QPN || qpn - FIRST_QPN >= m_qps.size())
+    {
+        return nullptr;
+    }
+    return m_qps[qpn - FIRST_QPN];
+}
+
+uint32_t
+RoceNetDevice::GetNQps() const
+{
+    return static_cast<uint32_t>(m_qps.size());
+}
+
+Ptr<RoceQueuePair>
+RoceNetDevice::GetQpByIndex(uint32_t i) const
+{
+    return i < m_qps.size() ? m_qps[i] : nullptr;
+}
+
+// ---------------------------------------------------------------------------
+// Transmit
+
+void
+RoceNetDevice::NotifyQpReady(RoceQueuePair* qp)
+{
+    if (!qp->m_scheduled)
+    {
+        qp->m_scheduled = true;
+        m_active[qp->GetPriority()].push_back(qp);
+    }
+    TryTransmit();
+}
+
+void
+RoceNetDevice::AddRoceHeaders(Ptr<Packet> p,
+                              Ipv4Address dst,
+                              uint16_t sport,
+                              uint8_t priority,
+                              bool ect)
+{
+    RoceEncapHeader encap;
+    encap.SetMacs(Mac48Address::ConvertFrom(GetAddress()), GetPeerMac());
+    encap.SetAddresses(m_ipv4, dst);
+    encap.SetDscp(PriorityToDscp(priority));
+    encap.SetEcn(ect ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT);
+    encap.SetSourcePort(sport);
+    p->AddHeader(encap);
+}
+
+void
+RoceNetDevice::SendControl(Ptr<Packet> p, uint8_t priority)
+{
+    m_control[priority].push_back(p);
+    TryTransmit();
+}
+
+void
+RoceNetDevice::SendCnp(RoceQueuePair* qp)
+{
+    Ptr<Packet> p = Create<Packet>(16); // 16 reserved bytes
+    p->AddTrailer(RoceIcrcTrailer());
+    RoceBthHeader bth;
+    bth.SetOpcode(RoceBthHeader::CNP);
+    bth.SetDestQp(qp->GetRemoteQpn());
+    bth.SetBecn(true);
+    p->AddHeader(bth);
+    AddRoceHeaders(p, qp->GetRemoteAddress(), qp->GetSourcePort(), m_cnpPriority, false);
+    SendControl(p, m_cnpPriority);
+}
+
+Ptr<Packet>
+RoceNetDevice::DequeueData(uint8_t pausedMask)
+{
+    Time now = Simulator::Now();
+    Time earliest = Time::Max();
+    for (int prio = NUM_PRIORITIES - 1; prio >= 0; --prio)
+    {
+        if (pausedMask & (1u << prio))
+        {
+            continue;
+        }
+        auto& control = m_control[prio];
+        if (!control.empty())
+        {
+            Ptr<Packet> p = control.front();
+            control.pop_front();
+            return p;
+        }
+        auto& list = m_active[prio];
+        std::size_t tries = list.size();
+        while (tries-- > 0 && !list.empty())
+        {
+            std::size_t i = m_rr[prio] < list.size() ? m_rr[prio] : 0;
+            RoceQueuePair* qp = list[i];
+            Time t = qp->NextSendTime(now);
+            if (t == Time::Max())
+            {
+                // Nothing to send or window full: it comes back through NotifyQpReady.
+                qp->m_scheduled = false;
+                list.erase(list.begin() + i);
+                m_rr[prio] = i;
+                continue;
+            }
+            m_rr[prio] = i + 1;
+            if (t <= now)
+            {
+                return qp->BuildNextPacket();
+            }
+            earliest = std::min(earliest, t);
+        }
+    }
+    if (earliest != Time::Max() && (!m_wakeEvent.IsRunning() || earliest < m_wakeTime))
+    {
+        m_wakeEvent.Cancel();
+        m_wakeTime = earliest;
+        m_wakeEvent = Simulator::Schedule(earliest - now, &RoceNetDevice::Wake, this);
+    }
+    return nullptr;
+}
+
+void
+RoceNetDevice::Wake()
+{
+    TryTransmit();
+}
+
+// ---------------------------------------------------------------------------
+// Receive
+
+void
+RoceNetDevice::ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame)
+{
+    if (!frame.isRoce)
+    {
+        DeliverUp(p);
+        return;
+    }
+    if (m_rxDrainRate.GetBitRate() == 0)
+    {
+        ProcessRoce(p, frame);
+        return;
+    }
+    uint32_t size = p->GetSize();
+    if (m_rxBytes + size > m_rxBufferSize.GetValue())
+    {
+        DropFrame(p, DROP_RX_BUFFER_FULL);
+        return;
+    }
+    uint8_t prio = DscpToPriority(frame.dscp);
+    m_rxBuffer.push_back(RxItem{p, frame, prio});
+    m_rxBytes += size;
+    m_rxPriorityBytes[prio] += size;
+    if (m_rxPriorityBytes[prio] >= m_rxXoff.GetValue())
+    {
+        SetXoff(prio, true);
+    }
+    if (!m_drainEvent.IsRunning())
+    {
+        StartDrain();
+    }
+}
+
+void
+RoceNetDevice::StartDrain()
+{
+    const RxItem& head = m_rxBuffer.front();
+    m_drainEvent = Simulator::Schedule(m_rxDrainRate.CalculateBytesTxTime(head.packet->GetSize()),
+                                       &RoceNetDevice::DrainDone,
+                                       this);
+}
+
+void
+RoceNetDevice::DrainDone()
+{
+    RxItem head = m_rxBuffer.front();
+    m_rxBuffer.pop_front();
+    uint32_t size = head.packet->GetSize();
+    m_rxBytes -= size;
+    m_rxPriorityBytes[head.priority] -= size;
+    if (IsXoff(head.priority) && m_rxPriorityBytes[head.priority] <= m_rxXon.GetValue())
+    {
+        SetXoff(head.priority, false);
+    }
+    ProcessRoce(head.packet, head.frame);
+    if (!m_rxBuffer.empty())
+    {
+        StartDrain();
+    }
+}
+
+uint64_t
+RoceNetDevice::GetRxBufferBytes() const
+{
+    return m_rxBytes;
+}
+
+void
+RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
+{
+    Ptr<RoceQueuePair> qp = GetQp(f.destQp);
+    if (!qp)
+    {
+        DropFrame(p, DROP_UNKNOWN_QP);
+        return;
+    }
+    p->RemoveAtStart(RoceFrame::ETH_BYTES + RoceFrame::IPV4_BYTES + RoceFrame::UDP_BYTES);
+    RoceBthHeader bth;
+    p->RemoveHeader(bth);
+    m_intScratch.clear();
+    if (uint8_t hops = bth.GetIntHops())
+    {
+        // INT records sit just before the ICRC, the last hop's last.
+        RoceIcrcTrailer icrc;
+        p->RemoveTrailer(icrc);
+        m_intScratch.resize(hops);
+        for (int i = hops - 1; i >= 0; --i)
+        {
+            p->RemoveTrailer(m_intScratch[i]);
+        }
+        p->AddTrailer(icrc);
+    }
+    uint8_t op = bth.GetOpcode();
+    if (op == RoceBthHeader::ACKNOWLEDGE)
+    {
+        RoceAethHeader aeth;
+        p->RemoveHeader(aeth);
+        qp->ReceiveAck(bth, aeth, m_intScratch);
+    }
+    else if (op == RoceBthHeader::CNP)
+    {
+        qp->ReceiveCnp();
+    }
+    else if (RoceBthHeader::IsData(op))
+    {
+        qp->ReceiveData(p, bth, f.ecn == Ipv4Header::ECN_CE, m_intScratch);
+    }
+    else
+    {
+        DropFrame(p, DROP_UNSUPPORTED_OPCODE);
+    }
+}
+
+} // namespace ns3

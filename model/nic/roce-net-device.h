@@ -1,0 +1,211 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_NET_DEVICE_H
+#define ROCE_NET_DEVICE_H
+
+#include "roce-queue-pair.h"
+
+#include "ns3/ipv4-address.h"
+#include "ns3/queue-size.h"
+#include "ns3/roce-congestion-ops.h"
+#include "ns3/roce-pfc-net-device.h"
+#include "ns3/type-id.h"
+
+#include <array>
+#include <deque>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rocev2
+ * \brief A RoCEv2 NIC: queue pairs over a PFC-capable Ethernet port.
+ *
+ * Transmit: per priority (highest first, paused priorities skipped) the NIC
+ * sends its control frames (ACK, NAK, CNP) and then data from its active queue
+ * pairs in round robin, each QP limited by its congestion control's rate
+ * (pacing) and window. When every active QP is waiting for its pacing time,
+ * one wake-up event is scheduled for the earliest.
+ *
+ * Receive: frames go through an optional receive buffer drained at
+ * RxDrainRate (the PCIe / host-memory path). When a priority's occupancy
+ * crosses RxXoffThreshold the NIC pauses its link peer with PFC, and resumes
+ * it below RxXonThreshold: the "slow receiver" that pushes back into the
+ * fabric. Then headers are parsed and the packet goes to the QP its BTH names.
+ */
+class RoceNetDevice : public RocePfcNetDevice
+{
+  public:
+    /** First QP number a NIC assigns (QP0 and QP1 are special in InfiniBand). */
+    static constexpr uint32_t FIRST_QPN = 2;
+    /** Bytes of a middle data packet beyond its payload, on the wire: Ethernet 14,
+     *  IPv4 20, UDP 8, BTH 12, ICRC 4, FCS 4, preamble/SFD/IFG 20. */
+    static constexpr uint32_t DATA_WIRE_OVERHEAD = 82;
+
+    static constexpr const char* DROP_UNKNOWN_QP = "unknown-qp"; //!< BTH names no QP here
+    static constexpr const char* DROP_UNSUPPORTED_OPCODE = "unsupported-opcode"; //!< e.g. READ
+    static constexpr const char* DROP_RX_BUFFER_FULL =
+        "rx-buffer-full"; //!< receive buffer overflow
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RoceNetDevice();
+    ~RoceNetDevice() override;
+
+    /** \return the NIC's IPv4 address */
+    Ipv4Address GetIpv4Address() const;
+    /** \param address the NIC's IPv4 address */
+    void SetIpv4Address(Ipv4Address address);
+
+    /** \return payload bytes per packet (the RoCE MTU) */
+    uint32_t GetPayloadMtu() const;
+
+    /**
+     * \brief Add a queue pair to this NIC and connect it to a remote QP.
+     * \param qp the queue pair (attributes already set)
+     * \return the local QP number assigned
+     */
+    uint32_t AddQp(Ptr<RoceQueuePair> qp);
+
+    /**
+     * \brief Connect a QP added with AddQp to its remote peer.
+     * \param qp the queue pair
+     * \param remoteQpn the peer's QP number
+     * \param remoteAddress the peer's IPv4 address
+     * \param remoteInitialPsn the PSN the peer sends first
+     */
+    void ConnectQp(Ptr<RoceQueuePair> qp,
+                   uint32_t remoteQpn,
+                   Ipv4Address remoteAddress,
+                   uint32_t remoteInitialPsn);
+
+    /**
+     * \param qpn a QP number
+     * \return the QP, or nullptr
+     */
+    Ptr<RoceQueuePair> GetQp(uint32_t qpn) const;
+
+    /** \return the number of QPs on this NIC */
+    uint32_t GetNQps() const;
+
+    /**
+     * \param i index, 0..GetNQps()-1
+     * \return the i-th QP
+     */
+    Ptr<RoceQueuePair> GetQpByIndex(uint32_t i) const;
+
+    /** \return the congestion-control TypeId that new QPs fork */
+    TypeId GetCongestionControlType() const;
+
+    /**
+     * \brief Select the congestion control by TypeId (the CongestionControl
+     * attribute). The prototype is created with the attributes' defaults
+     * when the first QP connects.
+     * \param tid a subclass of ns3::RoceCongestionOps; checked
+     */
+    void SetCongestionControlType(TypeId tid);
+
+    /**
+     * \brief Use a configured prototype: every QP connected from now on
+     * forks it. This is how RoceHelper passes per-algorithm attributes
+     * (and DCQCN presets) to a NIC.
+     * \param prototype the prototype; also sets the CongestionControl type
+     */
+    void SetCongestionControl(Ptr<RoceCongestionOps> prototype);
+
+    /** \return the prototype QPs fork (created on first use) */
+    Ptr<RoceCongestionOps> GetCongestionControl();
+
+    // Called by queue pairs --------------------------------------------
+
+    /**
+     * \brief A QP may have become able to send.
+     * \param qp the queue pair
+     */
+    void NotifyQpReady(RoceQueuePair* qp);
+
+    /**
+     * \brief Add UDP (port 4791), IPv4 and Ethernet headers.
+     * \param p the packet, starting with its BTH
+     * \param dst destination address
+     * \param sport UDP source port
+     * \param priority priority, written as its DSCP
+     * \param ect mark the packet ECN-capable (ECT(0))
+     */
+    void AddRoceHeaders(Ptr<Packet> p, Ipv4Address dst, uint16_t sport, uint8_t priority, bool ect);
+
+    /**
+     * \brief Send an ACK, NAK or CNP ahead of the data of its priority.
+     * \param p the frame
+     * \param priority its priority
+     */
+    void SendControl(Ptr<Packet> p, uint8_t priority);
+
+    /**
+     * \brief Send a CNP to the sender of a QP's data.
+     * \param qp the receiving queue pair
+     */
+    void SendCnp(RoceQueuePair* qp);
+
+    /** \return bytes waiting in the receive buffer */
+    uint64_t GetRxBufferBytes() const;
+
+  protected:
+    void DoDispose() override;
+    void DoInitialize() override;
+    Ptr<Packet> DequeueData(uint8_t pausedMask) override;
+    void ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame) override;
+
+  private:
+    /** \brief Parse a RoCE frame and hand it to its QP. \param p the frame \param f its fields */
+    void ProcessRoce(Ptr<Packet> p, const RoceFrame& f);
+    /** \brief Start draining the head of the receive buffer. */
+    void StartDrain();
+    /** \brief The head of the receive buffer has been drained. */
+    void DrainDone();
+    /** \brief Wake up for a paced QP. */
+    void Wake();
+    /** \param mtu the RoCE payload MTU; checked */
+    void SetPayloadMtu(uint32_t mtu);
+
+    /** A frame waiting in the receive buffer. */
+    struct RxItem
+    {
+        Ptr<Packet> packet; //!< the frame
+        RoceFrame frame;    //!< its fields
+        uint8_t priority;   //!< its priority
+    };
+
+    Ipv4Address m_ipv4;
+    uint32_t m_payloadMtu{1024};
+    TypeId m_ccType;
+    Ptr<RoceCongestionOps> m_ccPrototype; //!< what QPs fork; null until needed
+    uint8_t m_cnpPriority{6};
+    DataRate m_rxDrainRate{0};
+    QueueSize m_rxBufferSize;
+    QueueSize m_rxXoff;
+    QueueSize m_rxXon;
+
+    std::vector<Ptr<RoceQueuePair>> m_qps;
+    std::array<std::vector<RoceQueuePair*>, NUM_PRIORITIES> m_active;
+    std::array<std::size_t, NUM_PRIORITIES> m_rr{};
+    std::array<std::deque<Ptr<Packet>>, NUM_PRIORITIES> m_control;
+    EventId m_wakeEvent;
+    Time m_wakeTime;
+
+    std::deque<RxItem> m_rxBuffer;
+    uint64_t m_rxBytes{0};
+    std::array<uint64_t, NUM_PRIORITIES> m_rxPriorityBytes{};
+    EventId m_drainEvent;
+    std::vector<RoceIntRecord> m_intScratch; //!< INT records of the frame being processed
+};
+
+} // namespace ns3
+
+#endif /* ROCE_NET_DEVICE_H */

@@ -1,0 +1,704 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-queue-pair.h"
+
+#include "roce-net-device.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/roce-aeth-header.h"
+#include "ns3/roce-bth-header.h"
+#include "ns3/roce-icrc-trailer.h"
+#include "ns3/roce-psn.h"
+#include "ns3/roce-reth-header.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <iostream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceQueuePair");
+NS_OBJECT_ENSURE_REGISTERED(RoceQueuePair);
+
+TypeId
+RoceQueuePair::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceQueuePair")
+            .SetParent<Object>()
+            .SetGroupName("Rocev2")
+            .AddConstructor<RoceQueuePair>()
+            .AddAttribute(
+                "Priority",
+                "Priority (traffic class) of the QP's data and ACKs, 0..7.",
+                UintegerValue(3),
+                MakeUintegerAccessor(&RoceQueuePair::SetPriority, &RoceQueuePair::GetPriority),
+                MakeUintegerChecker<uint8_t>())
+            .AddAttribute("SourcePort",
+                          "UDP source port, the flow entropy ECMP hashes. 0 derives it "
+                          "from the QP numbers (0xC000 | 14 mixed bits).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceQueuePair::m_sourcePort),
+                          MakeUintegerChecker<uint16_t>())
+            .AddAttribute("InitialPsn",
+                          "PSN of the first packet, 0..2^24-1.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceQueuePair::m_initialPsn),
+                          MakeUintegerChecker<uint32_t>(0, 0xFFFFFF))
+            .AddAttribute("RetransmitTimeout",
+                          "Retransmission timeout without progress (IB local ACK "
+                          "timeout; the default is 4.096 us x 2^14).",
+                          TimeValue(NanoSeconds(67108864)),
+                          MakeTimeAccessor(&RoceQueuePair::m_rto),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RetryCount",
+                          "Timeouts in a row without progress before the QP enters the "
+                          "error state.",
+                          UintegerValue(7),
+                          MakeUintegerAccessor(&RoceQueuePair::m_retryCount),
+                          MakeUintegerChecker<uint32_t>(0, 1000))
+            .AddAttribute("AckInterval",
+                          "The receiver acknowledges every this many packets (and always "
+                          "the last packet of a message).",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RoceQueuePair::m_ackInterval),
+                          MakeUintegerChecker<uint32_t>(1, 65536))
+            .AddAttribute("MaxInflightPackets",
+                          "Most packets sent and not yet acknowledged (below 2^23 so "
+                          "24-bit PSNs stay unambiguous).",
+                          UintegerValue(1u << 20),
+                          MakeUintegerAccessor(&RoceQueuePair::m_maxInflightPackets),
+                          MakeUintegerChecker<uint32_t>(1, (1u << 23) - 1))
+            .AddAttribute("RemoteAddressBase",
+                          "Remote virtual address carried in RETH of the first WRITE.",
+                          UintegerValue(0x10000000),
+                          MakeUintegerAccessor(&RoceQueuePair::m_remoteVa),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Rkey",
+                          "Remote key carried in RETH.",
+                          UintegerValue(0x1234),
+                          MakeUintegerAccessor(&RoceQueuePair::m_rkey),
+                          MakeUintegerChecker<uint32_t>())
+            .AddTraceSource("MessageComplete",
+                            "A posted message completed (or failed).",
+                            MakeTraceSourceAccessor(&RoceQueuePair::m_completeTrace),
+                            "ns3::RoceQueuePair::CompletionTracedCallback")
+            .AddTraceSource("Retransmit",
+                            "Go-back-N after a NAK: the PSN resent from and the packets resent.",
+                            MakeTraceSourceAccessor(&RoceQueuePair::m_retransmitTrace),
+                            "ns3::RoceQueuePair::RetransmitTracedCallback")
+            .AddTraceSource("Timeout",
+                            "The retransmission timer fired: PSN resent from, packets resent.",
+                            MakeTraceSourceAccessor(&RoceQueuePair::m_timeoutTrace),
+                            "ns3::RoceQueuePair::RetransmitTracedCallback")
+            .AddTraceSource("Deliver",
+                            "The receiver accepted a packet in order (PSN, payload bytes).",
+                            MakeTraceSourceAccessor(&RoceQueuePair::m_deliverTrace),
+                            "ns3::RoceQueuePair::DeliverTracedCallback")
+            .AddTraceSource("MessageReceived",
+                            "The receiver accepted the last packet of a message "
+                            "(message bytes, receiver MSN).",
+                            MakeTraceSourceAccessor(&RoceQueuePair::m_messageReceivedTrace),
+                            "ns3::RoceQueuePair::MessageReceivedTracedCallback")
+            .AddTraceSource("Error",
+                            "The QP entered the error state (QPN).",
+                            MakeTraceSourceAccessor(&RoceQueuePair::m_errorTrace),
+                            "ns3::RoceQueuePair::ErrorTracedCallback");
+    return tid;
+}
+
+RoceQueuePair::RoceQueuePair() = default;
+
+RoceQueuePair::~RoceQueuePair() = default;
+
+void
+RoceQueuePair::DoDispose()
+{
+    m_rtoEvent.Cancel();
+    m_messages.clear();
+    if (m_cc)
+    {
+        m_cc->Dispose();
+    }
+    m_cc = nullptr;
+    m_nic = nullptr;
+    Object::DoDispose();
+}
+
+void
+RoceQueuePair::Connect(Ptr<RoceNetDevice> nic,
+                       uint32_t qpn,
+                       uint32_t remoteQpn,
+                       Ipv4Address remoteAddress,
+                       uint32_t remoteInitialPsn,
+                       Ptr<RoceCongestionOps> cc)
+{
+    NS_ABORT_MSG_IF(m_state != RESET, "RoceQueuePair: QP " << qpn << " is already connected");
+    m_nic = nic;
+    m_qpn = qpn;
+    m_remoteQpn = remoteQpn;
+    m_remoteAddress = remoteAddress;
+    m_cc = cc;
+    m_mtu = nic->GetPayloadMtu();
+    m_state = RTS;
+    if (m_sourcePort == 0)
+    {
+        // Entropy from both QP numbers and both addresses, like a driver's flow label.
+        uint64_t x = (uint64_t(qpn) << 40) ^ (uint64_t(remoteQpn) << 16) ^
+                     (uint64_t(nic->GetIpv4Address().Get()) << 8) ^ remoteAddress.Get();
+        x ^= x >> 33;
+        x *= 0xff51afd7ed558ccdULL;
+        x ^= x >> 33;
+        x *= 0xc4ceb9fe1a85ec53ULL;
+        x ^= x >> 33;
+        m_sourcePort = static_cast<uint16_t>(0xC000 | (x & 0x3FFF));
+    }
+    m_sndUna = m_sndNxt = m_sndMax = m_sndEnd = m_initialPsn;
+    m_rcvNxt = remoteInitialPsn & RocePsn::MASK;
+    RoceCcContext ctx;
+    ctx.lineRate = nic->GetDataRate();
+    ctx.mtu = m_mtu;
+    ctx.wireOverhead = RoceNetDevice::DATA_WIRE_OVERHEAD;
+    m_cc->Init(ctx);
+}
+
+uint64_t
+RoceQueuePair::PostWrite(uint64_t bytes, CompletionCallback cb)
+{
+    return Post(bytes, true, cb);
+}
+
+uint64_t
+RoceQueuePair::PostSend(uint64_t bytes, CompletionCallback cb)
+{
+    return Post(bytes, false, cb);
+}
+
+uint64_t
+RoceQueuePair::Post(uint64_t bytes, bool write, CompletionCallback cb)
+{
+    NS_ABORT_MSG_IF(m_state == RESET,
+                    "RoceQueuePair: message posted on a QP that is not connected "
+                    "(create QPs with RoceHelper::CreateQp)");
+    NS_ABORT_MSG_IF(write && bytes > 0xFFFFFFFFULL,
+                    "RoceQueuePair: RDMA WRITE of " << bytes
+                                                    << " bytes exceeds the 32-bit DMA length");
+    Message m;
+    m.id = m_nextMessageId++;
+    m.firstSeq = m_sndEnd;
+    m.nPackets = bytes == 0 ? 1 : (bytes + m_mtu - 1) / m_mtu;
+    m.bytes = bytes;
+    m.write = write;
+    m.posted = Simulator::Now();
+    m.cb = cb;
+    if (m_state == ERROR)
+    {
+        RoceCompletion c{m.id, bytes, m.posted, Simulator::Now(), false};
+        m_completeTrace(c);
+        if (!cb.IsNull())
+        {
+            cb(c);
+        }
+        return m.id;
+    }
+    m_sndEnd += m.nPackets;
+    m_messages.push_back(m);
+    m_nic->NotifyQpReady(this);
+    return m.id;
+}
+
+uint32_t
+RoceQueuePair::GetInitialPsn() const
+{
+    return m_initialPsn;
+}
+
+uint32_t
+RoceQueuePair::GetQpn() const
+{
+    return m_qpn;
+}
+
+uint32_t
+RoceQueuePair::GetRemoteQpn() const
+{
+    return m_remoteQpn;
+}
+
+Ipv4Address
+RoceQueuePair::GetRemoteAddress() const
+{
+    return m_remoteAddress;
+}
+
+uint16_t
+RoceQueuePair::GetSourcePort() const
+{
+    return m_sourcePort;
+}
+
+uint8_t
+RoceQueuePair::GetPriority() const
+{
+    return m_priority;
+}
+
+void
+RoceQueuePair::SetPriority(uint8_t priority)
+{
+    NS_ABORT_MSG_IF(priority > 7, "RoceQueuePair: Priority=" << +priority << " out of range 0..7");
+    NS_ABORT_MSG_IF(m_state != RESET, "RoceQueuePair: Priority cannot change once connected");
+    m_priority = priority;
+}
+
+RoceQueuePair::State
+RoceQueuePair::GetState() const
+{
+    return m_state;
+}
+
+Ptr<RoceNetDevice>
+RoceQueuePair::GetNic() const
+{
+    return m_nic;
+}
+
+Ptr<RoceCongestionOps>
+RoceQueuePair::GetCongestionControl() const
+{
+    return m_cc;
+}
+
+const RoceQueuePair::Stats&
+RoceQueuePair::GetStats() const
+{
+    return m_stats;
+}
+
+bool
+RoceQueuePair::HasOutstanding() const
+{
+    // In the error state every message has failed: nothing will be sent or
+    // acknowledged any more.
+    return m_state != ERROR && m_sndUna < m_sndEnd;
+}
+
+// ---------------------------------------------------------------------------
+// Sender
+
+const RoceQueuePair::Message&
+RoceQueuePair::FindMessage(uint64_t seq) const
+{
+    // Sending moves forward through the queue; start from where the last
+    // lookup ended so a long queue of posted messages costs O(1) per packet.
+    NS_ABORT_MSG_IF(m_messages.empty() || seq < m_messages.front().firstSeq || seq >= m_sndEnd,
+                    "RoceQueuePair: no message holds sequence number " << seq);
+    std::size_t i = std::min(m_msgCursor, m_messages.size() - 1);
+    while (seq < m_messages[i].firstSeq)
+    {
+        --i;
+    }
+    while (seq >= m_messages[i].firstSeq + m_messages[i].nPackets)
+    {
+        ++i;
+    }
+    m_msgCursor = i;
+    return m_messages[i];
+}
+
+uint32_t
+RoceQueuePair::PayloadOf(const Message& m, uint64_t seq) const
+{
+    uint64_t offset = (seq - m.firstSeq) * m_mtu;
+    return static_cast<uint32_t>(std::min<uint64_t>(m_mtu, m.bytes - offset));
+}
+
+Time
+RoceQueuePair::NextSendTime(Time now) const
+{
+    if (m_state != RTS || m_sndNxt >= m_sndEnd)
+    {
+        return Time::Max();
+    }
+    uint64_t inflight = m_sndNxt - m_sndUna;
+    if (inflight >= m_maxInflightPackets)
+    {
+        return Time::Max();
+    }
+    uint64_t window = m_cc->GetWindow();
+    if (window > 0 && inflight > 0 && (inflight + 1) * m_mtu > window)
+    {
+        return Time::Max();
+    }
+    return std::max(now, m_nextSendTime);
+}
+
+Ptr<Packet>
+RoceQueuePair::BuildNextPacket()
+{
+    uint64_t seq = m_sndNxt++;
+    const Message& m = FindMessage(seq);
+    uint32_t payload = PayloadOf(m, seq);
+    bool first = seq == m.firstSeq;
+    bool last = seq == m.firstSeq + m.nPackets - 1;
+    uint8_t op;
+    if (m.write)
+    {
+        op = first ? (last ? RoceBthHeader::WRITE_ONLY : RoceBthHeader::WRITE_FIRST)
+                   : (last ? RoceBthHeader::WRITE_LAST : RoceBthHeader::WRITE_MIDDLE);
+    }
+    else
+    {
+        op = first ? (last ? RoceBthHeader::SEND_ONLY : RoceBthHeader::SEND_FIRST)
+                   : (last ? RoceBthHeader::SEND_LAST : RoceBthHeader::SEND_MIDDLE);
+    }
+
+    // The payload is padded to a 4-byte multiple on the wire (BTH PadCnt).
+    uint8_t pad = static_cast<uint8_t>((4 - (payload & 3)) & 3);
+    Ptr<Packet> p = Create<Packet>(payload + pad);
+    p->AddTrailer(RoceIcrcTrailer());
+    if (first && m.write)
+    {
+        RoceRethHeader reth;
+        reth.SetVirtualAddress(m_remoteVa);
+        reth.SetRkey(m_rkey);
+        reth.SetDmaLength(static_cast<uint32_t>(m.bytes));
+        p->AddHeader(reth);
+    }
+    RoceBthHeader bth;
+    bth.SetOpcode(op);
+    bth.SetDestQp(m_remoteQpn);
+    bth.SetPsn(RocePsn::ToWire(seq));
+    bth.SetAckReq(last);
+    bth.SetIntRequest(m_cc->WantsInt());
+    bth.SetPadCount(pad);
+    p->AddHeader(bth);
+    m_nic->AddRoceHeaders(p, m_remoteAddress, m_sourcePort, m_priority, true);
+
+    Time now = Simulator::Now();
+    uint32_t wire = RocePfcNetDevice::WireBytes(p->GetSize() + RoceFrame::ETH_BYTES);
+    double rate = m_cc->GetRate();
+    double lineRate = static_cast<double>(m_nic->GetDataRate().GetBitRate());
+    if (rate < lineRate)
+    {
+        m_nextSendTime = now + Seconds(wire * 8.0 / rate);
+    }
+    else
+    {
+        m_nextSendTime = now;
+    }
+    ++m_stats.dataPacketsSent;
+    m_stats.payloadBytesSent += payload;
+    if (seq < m_sndMax)
+    {
+        ++m_stats.retransmittedPackets;
+    }
+    else
+    {
+        m_sndMax = seq + 1;
+        if (!m_rttValid)
+        {
+            m_rttValid = true;
+            m_rttSeq = seq;
+            m_rttSent = now;
+        }
+    }
+    m_cc->OnSend(payload, wire);
+    if (!m_rtoEvent.IsRunning())
+    {
+        ArmRto();
+    }
+    return p;
+}
+
+void
+RoceQueuePair::ArmRto()
+{
+    m_rtoDeadline = Simulator::Now() + m_rto;
+    if (!m_rtoEvent.IsRunning())
+    {
+        m_rtoEvent = Simulator::Schedule(m_rto, &RoceQueuePair::RtoExpired, this);
+    }
+}
+
+void
+RoceQueuePair::RtoExpired()
+{
+    if (m_state != RTS || m_sndMax <= m_sndUna)
+    {
+        return; // nothing outstanding
+    }
+    Time now = Simulator::Now();
+    if (now < m_rtoDeadline)
+    {
+        // Progress was made since the timer was set: wait out the new deadline.
+        m_rtoEvent = Simulator::Schedule(m_rtoDeadline - now, &RoceQueuePair::RtoExpired, this);
+        return;
+    }
+    ++m_stats.timeouts;
+    ++m_retries;
+    m_timeoutTrace(RocePsn::ToWire(m_sndUna), static_cast<uint32_t>(m_sndMax - m_sndUna));
+    if (m_retries > m_retryCount)
+    {
+        EnterError();
+        return;
+    }
+    m_cc->OnTimeout();
+    GoBack(m_sndUna);
+    ArmRto();
+}
+
+void
+RoceQueuePair::GoBack(uint64_t seq)
+{
+    m_rttValid = false; // Karn: no RTT samples across a retransmission
+    m_sndNxt = seq;
+    m_nextSendTime = Simulator::Now();
+    m_nic->NotifyQpReady(this);
+}
+
+void
+RoceQueuePair::EnterError()
+{
+    m_state = ERROR;
+    m_rtoEvent.Cancel();
+    std::cerr << "rocev2: QP " << m_qpn << " on node " << m_nic->GetNode()->GetId() << " to "
+              << m_remoteAddress << " exhausted RetryCount=" << m_retryCount << " at PSN "
+              << RocePsn::ToWire(m_sndUna) << " (t=" << Simulator::Now().As(Time::US)
+              << "); the QP is in the error state and its " << m_messages.size()
+              << " pending message(s) failed" << std::endl;
+    m_errorTrace(m_qpn);
+    std::deque<Message> failed;
+    failed.swap(m_messages);
+    for (auto& m : failed)
+    {
+        RoceCompletion c{m.id, m.bytes, m.posted, Simulator::Now(), false};
+        m_completeTrace(c);
+        if (!m.cb.IsNull())
+        {
+            m.cb(c);
+        }
+    }
+}
+
+bool
+RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntRecord>* ints)
+{
+    if (newUna <= m_sndUna || newUna > m_sndMax)
+    {
+        return false; // duplicate or stale
+    }
+    uint64_t acked = 0;
+    uint64_t seq = m_sndUna;
+    Time now = Simulator::Now();
+    while (!m_messages.empty() && seq < newUna)
+    {
+        Message& m = m_messages.front();
+        uint64_t end = m.firstSeq + m.nPackets;
+        uint64_t upTo = std::min(newUna, end);
+        uint64_t before = std::min<uint64_t>(m.bytes, (seq - m.firstSeq) * m_mtu);
+        uint64_t after = std::min<uint64_t>(m.bytes, (upTo - m.firstSeq) * m_mtu);
+        acked += after - before;
+        seq = upTo;
+        if (upTo == end)
+        {
+            RoceCompletion c{m.id, m.bytes, m.posted, now, true};
+            CompletionCallback cb = m.cb;
+            m_messages.pop_front();
+            m_msgCursor = m_msgCursor > 0 ? m_msgCursor - 1 : 0;
+            ++m_stats.messagesCompleted;
+            m_completeTrace(c);
+            if (!cb.IsNull())
+            {
+                cb(c);
+            }
+        }
+    }
+    m_sndUna = newUna;
+    if (m_sndNxt < m_sndUna)
+    {
+        m_sndNxt = m_sndUna;
+    }
+    m_retries = 0;
+    m_stats.bytesAcked += acked;
+
+    RoceAckEvent ev;
+    ev.ackedBytes = acked;
+    ev.sndUna = m_sndUna;
+    ev.sndNxt = m_sndNxt;
+    ev.ecnEcho = ecnEcho;
+    ev.intRecords = ints;
+    if (m_rttValid && newUna > m_rttSeq)
+    {
+        ev.rtt = now - m_rttSent;
+        m_rttValid = false;
+        m_cc->RecordRtt(ev.rtt);
+    }
+    m_cc->OnAck(ev);
+    if (m_sndMax > m_sndUna)
+    {
+        ArmRto();
+    }
+    else
+    {
+        Simulator::Remove(m_rtoEvent); // nothing outstanding: leave no timer event behind
+    }
+    return true;
+}
+
+void
+RoceQueuePair::ReceiveAck(const RoceBthHeader& bth,
+                          const RoceAethHeader& aeth,
+                          const std::vector<RoceIntRecord>& ints)
+{
+    if (m_state != RTS)
+    {
+        return;
+    }
+    uint64_t seq = RocePsn::Unwrap(bth.GetPsn(), m_sndUna);
+    if (aeth.IsNak())
+    {
+        ++m_stats.naksReceived;
+        if (aeth.GetCode() != RoceAethHeader::PSN_SEQUENCE_ERROR)
+        {
+            return;
+        }
+        // A NAK names the PSN the receiver expects: everything before it arrived.
+        AckUpTo(seq, bth.GetBecn(), &ints);
+        if (seq >= m_sndUna && seq < m_sndNxt)
+        {
+            uint64_t resent = m_sndMax - seq;
+            m_retransmitTrace(RocePsn::ToWire(seq), static_cast<uint32_t>(resent));
+            m_cc->OnNak();
+            GoBack(seq);
+        }
+        return;
+    }
+    if (AckUpTo(seq + 1, bth.GetBecn(), &ints))
+    {
+        m_nic->NotifyQpReady(this);
+    }
+}
+
+void
+RoceQueuePair::ReceiveCnp()
+{
+    ++m_stats.cnpReceived;
+    if (m_state == RTS)
+    {
+        m_cc->OnCnp();
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Receiver
+
+void
+RoceQueuePair::ReceiveData(Ptr<Packet> p,
+                           const RoceBthHeader& bth,
+                           bool ce,
+                           const std::vector<RoceIntRecord>& ints)
+{
+    if (m_state != RTS)
+    {
+        return;
+    }
+    if (ce)
+    {
+        ++m_stats.ceReceived;
+        m_ceSinceAck = true;
+        if (m_cc->OnCeReceived())
+        {
+            ++m_stats.cnpSent;
+            m_nic->SendCnp(this);
+        }
+    }
+    int32_t d = RocePsn::Diff(bth.GetPsn(), RocePsn::ToWire(m_rcvNxt));
+    if (d > 0)
+    {
+        ++m_stats.outOfOrderReceived;
+        if (!m_nakSent)
+        {
+            m_nakSent = true;
+            SendAck(true, m_rcvNxt);
+        }
+        return;
+    }
+    if (d < 0)
+    {
+        ++m_stats.duplicatesReceived;
+        SendAck(false, m_rcvNxt - 1);
+        return;
+    }
+    uint8_t op = bth.GetOpcode();
+    uint32_t payload = p->GetSize() - RoceIcrcTrailer::SIZE - bth.GetPadCount();
+    if (RoceBthHeader::IsFirst(op))
+    {
+        m_rcvMessageBytes = 0;
+        if (op == RoceBthHeader::WRITE_FIRST || op == RoceBthHeader::WRITE_ONLY)
+        {
+            payload -= RoceRethHeader::SIZE;
+        }
+    }
+    m_nakSent = false;
+    ++m_rcvNxt;
+    m_intEcho = ints;
+    m_stats.bytesDelivered += payload;
+    m_rcvMessageBytes += payload;
+    m_deliverTrace(bth.GetPsn(), payload);
+    bool last = RoceBthHeader::IsLast(op);
+    if (last)
+    {
+        m_rcvMsn = (m_rcvMsn + 1) & 0xFFFFFF;
+        ++m_stats.messagesReceived;
+        m_messageReceivedTrace(m_rcvMessageBytes, m_rcvMsn);
+    }
+    if (last || bth.GetAckReq() || ++m_unackedPackets >= m_ackInterval)
+    {
+        SendAck(false, m_rcvNxt - 1);
+    }
+}
+
+void
+RoceQueuePair::SendAck(bool nak, uint64_t psnSeq)
+{
+    RoceAethHeader aeth;
+    if (nak)
+    {
+        aeth.SetType(RoceAethHeader::NAK, RoceAethHeader::PSN_SEQUENCE_ERROR);
+        ++m_stats.naksSent;
+    }
+    else
+    {
+        aeth.SetType(RoceAethHeader::ACK, 0x1F); // credits: 0x1F = invalid (not used)
+        ++m_stats.acksSent;
+    }
+    aeth.SetMsn(m_rcvMsn);
+    RoceBthHeader bth;
+    bth.SetOpcode(RoceBthHeader::ACKNOWLEDGE);
+    bth.SetDestQp(m_remoteQpn);
+    bth.SetPsn(RocePsn::ToWire(psnSeq));
+    bth.SetBecn(m_ceSinceAck);
+    m_ceSinceAck = false;
+    m_unackedPackets = 0;
+    Ptr<Packet> p = Create<Packet>();
+    for (const auto& r : m_intEcho)
+    {
+        p->AddTrailer(r);
+    }
+    bth.SetIntHops(static_cast<uint8_t>(m_intEcho.size()));
+    m_intEcho.clear();
+    p->AddTrailer(RoceIcrcTrailer());
+    p->AddHeader(aeth);
+    p->AddHeader(bth);
+    m_nic->AddRoceHeaders(p, m_remoteAddress, m_sourcePort, m_priority, false);
+    m_nic->SendControl(p, m_priority);
+}
+
+} // namespace ns3

@@ -1,0 +1,346 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_QUEUE_PAIR_H
+#define ROCE_QUEUE_PAIR_H
+
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/roce-congestion-ops.h"
+#include "ns3/roce-int-record.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+
+namespace ns3
+{
+
+class Packet;
+class RoceNetDevice;
+class RoceBthHeader;
+class RoceAethHeader;
+
+/**
+ * \ingroup rocev2
+ * \brief The outcome of one posted message.
+ */
+struct RoceCompletion
+{
+    uint64_t id{0};      //!< the id PostWrite/PostSend returned
+    uint64_t bytes{0};   //!< message size
+    Time posted;         //!< when it was posted
+    Time completed;      //!< when it was acknowledged in full (or failed)
+    bool success{false}; //!< false if the queue pair went to the error state
+};
+
+/**
+ * \ingroup rocev2
+ * \brief One end of a Reliable Connected queue pair.
+ *
+ * Sender: messages (RDMA WRITE or SEND) are cut into MTU-sized packets with
+ * consecutive 24-bit PSNs. Packets are built when the NIC's scheduler asks for
+ * one, so a retransmission is simply a rebuild. A NAK (PSN sequence error)
+ * sends the QP back to the NAK'd PSN (go-back-N); a retransmission timer
+ * recovers tail loss, and after RetryCount expiries without progress the QP
+ * enters the error state, fails its messages and stops.
+ *
+ * Receiver: accepts packets in PSN order only, coalesces ACKs (one per
+ * AckInterval packets, and always at the end of a message), sends one NAK per
+ * gap, re-acknowledges duplicates, and reports CE marks to its congestion
+ * control, which decides whether to send a CNP.
+ */
+class RoceQueuePair : public Object
+{
+  public:
+    /** Queue pair states that matter to the simulation. */
+    enum State
+    {
+        RESET, //!< created, not connected
+        RTS,   //!< connected: ready to send and receive
+        ERROR, //!< retries exhausted; nothing more is sent
+    };
+
+    /** Completion callback. */
+    typedef Callback<void, const RoceCompletion&> CompletionCallback;
+
+    /**
+     * TracedCallback signature for message completion.
+     * \param c the completion
+     */
+    typedef void (*CompletionTracedCallback)(const RoceCompletion& c);
+
+    /**
+     * TracedCallback signature for retransmission events.
+     * \param psn the PSN sending restarts from
+     * \param packets the number of packets that will be sent again
+     */
+    typedef void (*RetransmitTracedCallback)(uint32_t psn, uint32_t packets);
+
+    /**
+     * TracedCallback signature for in-order delivery at the receiver.
+     * \param psn the PSN accepted
+     * \param bytes its payload bytes
+     */
+    typedef void (*DeliverTracedCallback)(uint32_t psn, uint32_t bytes);
+
+    /**
+     * TracedCallback signature for a message received in full.
+     * \param bytes the message size
+     * \param msn the receiver's message sequence number after it
+     */
+    typedef void (*MessageReceivedTracedCallback)(uint64_t bytes, uint64_t msn);
+
+    /**
+     * TracedCallback signature for the error state.
+     * \param qpn the local QP number
+     */
+    typedef void (*ErrorTracedCallback)(uint32_t qpn);
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RoceQueuePair();
+    ~RoceQueuePair() override;
+
+    /**
+     * \brief Post an RDMA WRITE.
+     * \param bytes message size
+     * \param cb called once the message is acknowledged (or fails)
+     * \return the message id
+     */
+    uint64_t PostWrite(uint64_t bytes, CompletionCallback cb = CompletionCallback());
+
+    /**
+     * \brief Post a SEND.
+     * \param bytes message size
+     * \param cb called once the message is acknowledged (or fails)
+     * \return the message id
+     */
+    uint64_t PostSend(uint64_t bytes, CompletionCallback cb = CompletionCallback());
+
+    /** \return local QP number */
+    uint32_t GetQpn() const;
+    /** \return remote QP number */
+    uint32_t GetRemoteQpn() const;
+    /** \return remote IPv4 address */
+    Ipv4Address GetRemoteAddress() const;
+    /** \return the UDP source port (ECMP entropy) */
+    uint16_t GetSourcePort() const;
+    /** \return priority (0..7) */
+    uint8_t GetPriority() const;
+    /** \param priority priority (0..7); checked */
+    void SetPriority(uint8_t priority);
+    /** \return the state */
+    State GetState() const;
+    /** \return the NIC */
+    Ptr<RoceNetDevice> GetNic() const;
+    /** \return this QP's congestion control */
+    Ptr<RoceCongestionOps> GetCongestionControl() const;
+
+    /** Counters of one queue pair. */
+    struct Stats
+    {
+        uint64_t dataPacketsSent{0};  //!< data packets put on the wire, retransmissions included
+        uint64_t payloadBytesSent{0}; //!< payload bytes put on the wire
+        uint64_t retransmittedPackets{0}; //!< packets sent more than once
+        uint64_t naksReceived{0};         //!< NAKs received
+        uint64_t timeouts{0};             //!< retransmission timer expiries
+        uint64_t bytesAcked{0};           //!< payload bytes acknowledged
+        uint64_t messagesCompleted{0};    //!< messages completed successfully
+        uint64_t bytesDelivered{0};       //!< payload accepted in order (receiver)
+        uint64_t messagesReceived{0};     //!< messages received in full (receiver)
+        uint64_t duplicatesReceived{0};   //!< packets with an old PSN (receiver)
+        uint64_t outOfOrderReceived{0};   //!< packets beyond a gap (receiver)
+        uint64_t naksSent{0};             //!< NAKs sent (receiver)
+        uint64_t acksSent{0};             //!< ACKs sent (receiver)
+        uint64_t ceReceived{0};           //!< CE-marked data packets (receiver)
+        uint64_t cnpSent{0};              //!< CNPs sent (receiver)
+        uint64_t cnpReceived{0};          //!< CNPs received (sender)
+    };
+
+    /** \return the counters */
+    const Stats& GetStats() const;
+
+    /** \return true if the QP has posted data not yet acknowledged (false in ERROR) */
+    bool HasOutstanding() const;
+
+    // Called by the NIC -------------------------------------------------
+
+    /**
+     * \brief Connect the QP (RESET to RTS).
+     * \param nic the local NIC
+     * \param qpn the local QP number the NIC assigned
+     * \param remoteQpn the peer's QP number
+     * \param remoteAddress the peer's IPv4 address
+     * \param remoteInitialPsn the PSN the peer sends first (what this QP expects)
+     * \param cc this QP's congestion control (a fork of the NIC's prototype)
+     */
+    void Connect(Ptr<RoceNetDevice> nic,
+                 uint32_t qpn,
+                 uint32_t remoteQpn,
+                 Ipv4Address remoteAddress,
+                 uint32_t remoteInitialPsn,
+                 Ptr<RoceCongestionOps> cc);
+
+    /** \return the PSN of this QP's first packet (InitialPsn attribute) */
+    uint32_t GetInitialPsn() const;
+
+    /**
+     * \brief When may the QP send its next data packet?
+     * \param now the current time
+     * \return now or later if it may send (pacing); Time::Max() if it has
+     *         nothing to send or its window is full
+     */
+    Time NextSendTime(Time now) const;
+
+    /**
+     * \brief Build the next data packet (Ethernet header not included).
+     * \return the packet; the caller has checked NextSendTime()
+     */
+    Ptr<Packet> BuildNextPacket();
+
+    /**
+     * \brief A data packet for this QP arrived.
+     * \param p the packet, BTH removed, RETH and ICRC still present
+     * \param bth its BTH
+     * \param ce the IPv4 ECN field was CE
+     * \param ints the INT records the packet carried (echoed on the next ACK)
+     */
+    void ReceiveData(Ptr<Packet> p,
+                     const RoceBthHeader& bth,
+                     bool ce,
+                     const std::vector<RoceIntRecord>& ints);
+
+    /**
+     * \brief An ACK or NAK for this QP arrived.
+     * \param bth its BTH
+     * \param aeth its AETH
+     * \param ints the INT records it echoes
+     */
+    void ReceiveAck(const RoceBthHeader& bth,
+                    const RoceAethHeader& aeth,
+                    const std::vector<RoceIntRecord>& ints);
+
+    /** \brief A CNP for this QP arrived. */
+    void ReceiveCnp();
+
+    /** \brief True while the NIC keeps this QP in its scheduling list. */
+    bool m_scheduled{false};
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /** A posted message. */
+    struct Message
+    {
+        uint64_t id;           //!< message id
+        uint64_t firstSeq;     //!< sequence number of its first packet
+        uint64_t nPackets;     //!< packets it takes
+        uint64_t bytes;        //!< size
+        bool write;            //!< RDMA WRITE (else SEND)
+        Time posted;           //!< when posted
+        CompletionCallback cb; //!< completion callback
+    };
+
+    /**
+     * \brief Post a message.
+     * \param bytes size \param write WRITE or SEND \param cb callback
+     * \return the id
+     */
+    uint64_t Post(uint64_t bytes, bool write, CompletionCallback cb);
+    /**
+     * \param seq a sequence number in [sndUna, sndEnd)
+     * \return the message holding it
+     */
+    const Message& FindMessage(uint64_t seq) const;
+    /**
+     * \param m a message \param seq a sequence number within it
+     * \return payload bytes of that packet
+     */
+    uint32_t PayloadOf(const Message& m, uint64_t seq) const;
+    /**
+     * \brief Acknowledge everything before newUna.
+     * \param newUna the new first unacknowledged sequence number
+     * \param ecnEcho the ACK echoed CE
+     * \param ints INT records the ACK echoed
+     * \return true if it acknowledged new data
+     */
+    bool AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntRecord>* ints);
+    /** \brief Restart sending from sndUna (go-back-N). */
+    void GoBack(uint64_t seq);
+    /** \brief Make sure the retransmission timer runs while data is outstanding. */
+    void ArmRto();
+    /** \brief The retransmission timer fired. */
+    void RtoExpired();
+    /** \brief Enter the error state and fail every message. */
+    void EnterError();
+    /**
+     * \brief Send an ACK or NAK.
+     * \param nak true for a NAK
+     * \param psnSeq the sequence number it names
+     */
+    void SendAck(bool nak, uint64_t psnSeq);
+
+    // identity and configuration
+    Ptr<RoceNetDevice> m_nic;
+    Ptr<RoceCongestionOps> m_cc;
+    State m_state{RESET};
+    uint32_t m_qpn{0};
+    uint32_t m_remoteQpn{0};
+    Ipv4Address m_remoteAddress;
+    uint16_t m_sourcePort{0};
+    uint8_t m_priority{3};
+    uint32_t m_initialPsn{0};
+    Time m_rto;
+    uint32_t m_retryCount{7};
+    uint32_t m_ackInterval{1};
+    uint32_t m_maxInflightPackets{1u << 20};
+    uint64_t m_remoteVa{0};
+    uint32_t m_rkey{0};
+    uint32_t m_mtu{1024}; //!< payload per packet, from the NIC
+
+    // sender
+    std::deque<Message> m_messages;     //!< posted, not fully acknowledged
+    mutable std::size_t m_msgCursor{0}; //!< index where the last FindMessage ended
+    uint64_t m_nextMessageId{1};
+    uint64_t m_sndUna{0}; //!< first unacknowledged
+    uint64_t m_sndNxt{0}; //!< next to send
+    uint64_t m_sndMax{0}; //!< highest sent + 1
+    uint64_t m_sndEnd{0}; //!< next to be assigned to a message
+    Time m_nextSendTime{0};
+    EventId m_rtoEvent;
+    Time m_rtoDeadline;
+    uint32_t m_retries{0};
+    uint64_t m_rttSeq{0};   //!< the packet being timed for an RTT sample
+    Time m_rttSent;         //!< when it was sent
+    bool m_rttValid{false}; //!< a packet is being timed
+
+    // receiver
+    uint64_t m_rcvNxt{0};
+    uint32_t m_rcvMsn{0};
+    bool m_nakSent{false};
+    uint32_t m_unackedPackets{0};
+    bool m_ceSinceAck{false};
+    uint64_t m_rcvMessageBytes{0};
+    std::vector<RoceIntRecord> m_intEcho; //!< INT of the last data packet, for the next ACK
+
+    Stats m_stats;
+
+    TracedCallback<const RoceCompletion&> m_completeTrace;
+    TracedCallback<uint32_t, uint32_t> m_retransmitTrace;
+    TracedCallback<uint32_t, uint32_t> m_timeoutTrace;
+    TracedCallback<uint32_t, uint32_t> m_deliverTrace;
+    TracedCallback<uint64_t, uint64_t> m_messageReceivedTrace;
+    TracedCallback<uint32_t> m_errorTrace;
+};
+
+} // namespace ns3
+
+#endif /* ROCE_QUEUE_PAIR_H */

@@ -1,0 +1,452 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-egress-queue-disc.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/drop-tail-queue.h"
+#include "ns3/enum.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/log.h"
+#include "ns3/roce-encap-header.h"
+#include "ns3/roce-pfc-net-device.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceEgressQueueDisc");
+NS_OBJECT_ENSURE_REGISTERED(RoceEgressQueueDisc);
+
+RoceSwitchItem::RoceSwitchItem(Ptr<Packet> p,
+                               RocePfcNetDevice* ingress,
+                               uint16_t ingressIndex,
+                               uint8_t priority,
+                               bool ect,
+                               bool intRequest)
+    : QueueDiscItem(p, Address(), RoceFrame::ETHERTYPE_IPV4),
+      m_ingress(ingress),
+      m_ingressIndex(ingressIndex),
+      m_priority(priority),
+      m_ect(ect),
+      m_intRequest(intRequest)
+{
+}
+
+void
+RoceSwitchItem::AddHeader()
+{
+    // The frame keeps its headers inside the switch: nothing to add.
+}
+
+bool
+RoceSwitchItem::Mark()
+{
+    if (!m_ect)
+    {
+        return false;
+    }
+    Ptr<Packet> p = GetPacket();
+    RoceEncapHeader encap;
+    p->RemoveHeader(encap);
+    encap.SetEcn(Ipv4Header::ECN_CE);
+    p->AddHeader(encap);
+    m_ect = false; // CE now: never marked twice
+    return true;
+}
+
+TypeId
+RoceEgressQueueDisc::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceEgressQueueDisc")
+            .SetParent<QueueDisc>()
+            .SetGroupName("Rocev2")
+            .AddConstructor<RoceEgressQueueDisc>()
+            .AddAttribute("Scheduler",
+                          "Scheduling among priorities: Strict or Dwrr.",
+                          EnumValue(RoceEgressQueueDisc::STRICT),
+                          MakeEnumAccessor(&RoceEgressQueueDisc::m_scheduler),
+                          MakeEnumChecker(RoceEgressQueueDisc::STRICT,
+                                          "Strict",
+                                          RoceEgressQueueDisc::DWRR,
+                                          "Dwrr"))
+            .AddAttribute("DwrrQuantum",
+                          "Bytes a priority of weight 1 may send per DWRR round.",
+                          UintegerValue(9216),
+                          MakeUintegerAccessor(&RoceEgressQueueDisc::m_quantum),
+                          MakeUintegerChecker<uint32_t>(64))
+            .AddAttribute("DwrrWeights",
+                          "DWRR weight of each priority, priority 0 first: 8 integers "
+                          "1..65535 separated by commas. Priority i earns DwrrQuantum * w_i "
+                          "bytes per round, so backlogged priorities share the link as "
+                          "w_i / sum(w).",
+                          StringValue("1,1,1,1,1,1,1,1"),
+                          MakeStringAccessor(&RoceEgressQueueDisc::SetDwrrWeights,
+                                             &RoceEgressQueueDisc::GetDwrrWeights),
+                          MakeStringChecker())
+            .AddAttribute("EcnEnabled",
+                          "Mark ECN-capable packets with CE (RED on queue bytes).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceEgressQueueDisc::m_ecnEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnKmin",
+                          "Queue bytes below which nothing is marked, at EcnThresholdRate.",
+                          QueueSizeValue(QueueSize("100KB")),
+                          MakeQueueSizeAccessor(&RoceEgressQueueDisc::m_kmin),
+                          MakeQueueSizeChecker())
+            .AddAttribute("EcnKmax",
+                          "Queue bytes above which everything is marked, at EcnThresholdRate.",
+                          QueueSizeValue(QueueSize("400KB")),
+                          MakeQueueSizeAccessor(&RoceEgressQueueDisc::m_kmax),
+                          MakeQueueSizeChecker())
+            .AddAttribute("EcnPmax",
+                          "Marking probability at Kmax.",
+                          DoubleValue(0.2),
+                          MakeDoubleAccessor(&RoceEgressQueueDisc::m_pmax),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("EcnThresholdRate",
+                          "Link rate at which EcnKmin/EcnKmax apply; they scale linearly with "
+                          "the port's rate. 0 uses them as given at every rate.",
+                          DataRateValue(DataRate("25Gbps")),
+                          MakeDataRateAccessor(&RoceEgressQueueDisc::m_ecnThresholdRate),
+                          MakeDataRateChecker())
+            .AddAttribute("EcnMarkAt",
+                          "Mark when a packet is enqueued or when it is dequeued.",
+                          EnumValue(RoceEgressQueueDisc::MARK_AT_DEQUEUE),
+                          MakeEnumAccessor(&RoceEgressQueueDisc::m_markPoint),
+                          MakeEnumChecker(RoceEgressQueueDisc::MARK_AT_ENQUEUE,
+                                          "Enqueue",
+                                          RoceEgressQueueDisc::MARK_AT_DEQUEUE,
+                                          "Dequeue"));
+    return tid;
+}
+
+RoceEgressQueueDisc::RoceEgressQueueDisc()
+    : QueueDisc(QueueDiscSizePolicy::NO_LIMITS)
+{
+    m_uniform = CreateObject<UniformRandomVariable>();
+    m_weights.fill(1);
+}
+
+RoceEgressQueueDisc::~RoceEgressQueueDisc() = default;
+
+void
+RoceEgressQueueDisc::Setup(Ptr<RoceSharedBufferMmu> mmu, DataRate rate)
+{
+    m_mmu = mmu;
+    m_rate = rate;
+}
+
+int64_t
+RoceEgressQueueDisc::AssignStreams(int64_t stream)
+{
+    m_uniform->SetStream(stream);
+    return 1;
+}
+
+void
+RoceEgressQueueDisc::SetPausedMask(uint8_t mask)
+{
+    m_pausedMask = mask;
+}
+
+bool
+RoceEgressQueueDisc::ParseDwrrWeights(const std::string& spec,
+                                      std::array<uint32_t, NUM_PRIORITIES>& weights,
+                                      std::string& error)
+{
+    std::array<uint32_t, NUM_PRIORITIES> parsed{};
+    std::ostringstream why;
+    why << "RoceEgressQueueDisc: DwrrWeights='" << spec << "' ";
+    uint32_t n = 0;
+    std::size_t start = 0;
+    while (true)
+    {
+        std::size_t comma = spec.find(',', start);
+        std::string item = spec.substr(start, comma == std::string::npos ? comma : comma - start);
+        std::size_t first = item.find_first_not_of(" \t");
+        std::size_t last = item.find_last_not_of(" \t");
+        std::string word = first == std::string::npos ? "" : item.substr(first, last - first + 1);
+        bool digits = !word.empty() && word.size() <= 5 &&
+                      word.find_first_not_of("0123456789") == std::string::npos;
+        unsigned long w = digits ? std::stoul(word) : 0;
+        if (!digits || w < 1 || w > MAX_DWRR_WEIGHT)
+        {
+            why << "has '" << word << "' for priority " << n << ": each weight must be an "
+                << "integer 1.." << MAX_DWRR_WEIGHT;
+            error = why.str();
+            return false;
+        }
+        if (n < NUM_PRIORITIES)
+        {
+            parsed[n] = static_cast<uint32_t>(w);
+        }
+        ++n;
+        if (comma == std::string::npos)
+        {
+            break;
+        }
+        start = comma + 1;
+    }
+    if (n != NUM_PRIORITIES)
+    {
+        why << "has " << n << " weights; it needs " << NUM_PRIORITIES
+            << " (one per priority 0..7, separated by commas)";
+        error = why.str();
+        return false;
+    }
+    weights = parsed;
+    error.clear();
+    return true;
+}
+
+void
+RoceEgressQueueDisc::SetDwrrWeights(std::string spec)
+{
+    std::string error;
+    NS_ABORT_MSG_IF(!ParseDwrrWeights(spec, m_weights, error), error);
+    m_weightSpec = spec;
+    m_minWeight = *std::min_element(m_weights.begin(), m_weights.end());
+}
+
+std::string
+RoceEgressQueueDisc::GetDwrrWeights() const
+{
+    return m_weightSpec;
+}
+
+uint32_t
+RoceEgressQueueDisc::GetDwrrWeight(uint8_t priority) const
+{
+    return m_weights.at(priority);
+}
+
+bool
+RoceEgressQueueDisc::CheckConfig()
+{
+    NS_ABORT_MSG_IF(!m_mmu, "RoceEgressQueueDisc: not attached to a switch (Setup not called)");
+    NS_ABORT_MSG_IF(m_kmin.GetUnit() != QueueSizeUnit::BYTES ||
+                        m_kmax.GetUnit() != QueueSizeUnit::BYTES,
+                    "RoceEgressQueueDisc: EcnKmin/EcnKmax must be in bytes");
+    NS_ABORT_MSG_IF(m_kmin.GetValue() > m_kmax.GetValue(),
+                    "RoceEgressQueueDisc: EcnKmin=" << m_kmin << " exceeds EcnKmax=" << m_kmax);
+    if (GetNInternalQueues() == 0)
+    {
+        for (uint32_t i = 0; i < NUM_PRIORITIES; ++i)
+        {
+            Ptr<DropTailQueue<QueueDiscItem>> q = CreateObject<DropTailQueue<QueueDiscItem>>();
+            // The shared buffer limits occupancy; the queues themselves never drop.
+            q->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, 0xFFFFFFFF));
+            AddInternalQueue(q);
+        }
+    }
+    NS_ABORT_MSG_IF(GetNInternalQueues() != NUM_PRIORITIES,
+                    "RoceEgressQueueDisc: needs exactly 8 internal queues, has "
+                        << GetNInternalQueues());
+    return true;
+}
+
+void
+RoceEgressQueueDisc::InitializeParams()
+{
+    double scale = 1.0;
+    if (m_ecnThresholdRate.GetBitRate() > 0 && m_rate.GetBitRate() > 0)
+    {
+        scale = static_cast<double>(m_rate.GetBitRate()) / m_ecnThresholdRate.GetBitRate();
+    }
+    m_kminBytes = static_cast<uint64_t>(m_kmin.GetValue() * scale);
+    m_kmaxBytes = static_cast<uint64_t>(m_kmax.GetValue() * scale);
+}
+
+uint64_t
+RoceEgressQueueDisc::GetKmin() const
+{
+    return m_kminBytes;
+}
+
+uint64_t
+RoceEgressQueueDisc::GetKmax() const
+{
+    return m_kmaxBytes;
+}
+
+double
+RoceEgressQueueDisc::MarkProbability(uint64_t queueBytes) const
+{
+    if (queueBytes <= m_kminBytes)
+    {
+        return 0.0;
+    }
+    if (queueBytes > m_kmaxBytes)
+    {
+        return 1.0;
+    }
+    return m_pmax * static_cast<double>(queueBytes - m_kminBytes) /
+           static_cast<double>(m_kmaxBytes - m_kminBytes);
+}
+
+void
+RoceEgressQueueDisc::MaybeMark(Ptr<RoceSwitchItem> item, uint64_t queueBytes)
+{
+    if (!m_ecnEnabled || !item->m_ect)
+    {
+        return;
+    }
+    double p = MarkProbability(queueBytes);
+    if (p >= 1.0 || (p > 0 && m_uniform->GetValue() < p))
+    {
+        if (Mark(item, MARK_ECN))
+        {
+            ++m_marks[item->m_priority];
+        }
+    }
+}
+
+bool
+RoceEgressQueueDisc::DoEnqueue(Ptr<QueueDiscItem> qdItem)
+{
+    Ptr<RoceSwitchItem> item = StaticCast<RoceSwitchItem>(qdItem);
+    uint8_t prio = item->m_priority;
+    uint32_t size = item->GetSize();
+    RoceSharedBufferMmu::Admission a = m_mmu->Admit(item->m_ingressIndex, prio, size);
+    if (!a.admitted)
+    {
+        ++m_drops[prio];
+        DropBeforeEnqueue(item, a.reason);
+        return false;
+    }
+    if (a.sendXoff)
+    {
+        item->m_ingress->SetXoff(prio, true);
+    }
+    if (m_markPoint == MARK_AT_ENQUEUE)
+    {
+        MaybeMark(item, m_bytes[prio]);
+    }
+    GetInternalQueue(prio)->Enqueue(item);
+    m_bytes[prio] += size;
+    m_maxBytes[prio] = std::max(m_maxBytes[prio], m_bytes[prio]);
+    return true;
+}
+
+int
+RoceEgressQueueDisc::PickQueue()
+{
+    uint8_t ready = 0;
+    for (uint32_t i = 0; i < NUM_PRIORITIES; ++i)
+    {
+        if (m_bytes[i] > 0 && !(m_pausedMask & (1u << i)))
+        {
+            ready |= static_cast<uint8_t>(1u << i);
+        }
+    }
+    if (!ready)
+    {
+        return -1;
+    }
+    if (m_scheduler == STRICT)
+    {
+        for (int i = NUM_PRIORITIES - 1; i >= 0; --i)
+        {
+            if (ready & (1u << i))
+            {
+                return i;
+            }
+        }
+    }
+    // DWRR: the queue whose turn it is earns its quantum (DwrrQuantum times
+    // its weight) when its turn starts and sends while its deficit covers its
+    // head packet; then the turn moves on. An empty or paused queue loses its
+    // deficit. A head packet needs at most 65536 / (smallest quantum) turns.
+    uint32_t maxVisits = NUM_PRIORITIES * (2 + 65536 / (uint64_t(m_quantum) * m_minWeight));
+    for (uint32_t visits = 0; visits < maxVisits; ++visits)
+    {
+        uint32_t i = m_dwrrNext;
+        if (ready & (1u << i))
+        {
+            if (!m_dwrrTurnStarted)
+            {
+                m_deficit[i] += static_cast<int64_t>(m_quantum) * m_weights[i];
+                m_dwrrTurnStarted = true;
+            }
+            if (m_deficit[i] >= static_cast<int64_t>(GetInternalQueue(i)->Peek()->GetSize()))
+            {
+                return static_cast<int>(i);
+            }
+        }
+        else
+        {
+            m_deficit[i] = 0;
+        }
+        m_dwrrNext = (m_dwrrNext + 1) % NUM_PRIORITIES;
+        m_dwrrTurnStarted = false;
+    }
+    NS_FATAL_ERROR("RoceEgressQueueDisc: DWRR found no queue to serve");
+    return -1;
+}
+
+Ptr<QueueDiscItem>
+RoceEgressQueueDisc::DoDequeue()
+{
+    int q = PickQueue();
+    if (q < 0)
+    {
+        return nullptr;
+    }
+    Ptr<RoceSwitchItem> item = StaticCast<RoceSwitchItem>(GetInternalQueue(q)->Dequeue());
+    uint32_t size = item->GetSize();
+    if (m_scheduler == DWRR)
+    {
+        m_deficit[q] -= size;
+    }
+    if (m_markPoint == MARK_AT_DEQUEUE)
+    {
+        MaybeMark(item, m_bytes[q]);
+    }
+    m_bytes[q] -= size;
+    if (m_mmu->Release(item->m_ingressIndex, item->m_priority, size))
+    {
+        item->m_ingress->SetXoff(item->m_priority, false);
+    }
+    return item;
+}
+
+Ptr<const QueueDiscItem>
+RoceEgressQueueDisc::DoPeek()
+{
+    int q = PickQueue();
+    return q < 0 ? nullptr : GetInternalQueue(q)->Peek();
+}
+
+uint64_t
+RoceEgressQueueDisc::GetQueueBytes(uint8_t priority) const
+{
+    return m_bytes.at(priority);
+}
+
+uint64_t
+RoceEgressQueueDisc::GetMaxQueueBytes(uint8_t priority) const
+{
+    return m_maxBytes.at(priority);
+}
+
+uint64_t
+RoceEgressQueueDisc::GetEcnMarks(uint8_t priority) const
+{
+    return m_marks.at(priority);
+}
+
+uint64_t
+RoceEgressQueueDisc::GetDrops(uint8_t priority) const
+{
+    return m_drops.at(priority);
+}
+
+} // namespace ns3

@@ -1,0 +1,127 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-switch-port.h"
+
+#include "roce-switch.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/roce-bth-header.h"
+#include "ns3/roce-encap-header.h"
+#include "ns3/roce-icrc-trailer.h"
+#include "ns3/roce-int-record.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceSwitchPort");
+NS_OBJECT_ENSURE_REGISTERED(RoceSwitchPort);
+
+TypeId
+RoceSwitchPort::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceSwitchPort")
+                            .SetParent<RocePfcNetDevice>()
+                            .SetGroupName("Rocev2")
+                            .AddConstructor<RoceSwitchPort>();
+    return tid;
+}
+
+RoceSwitchPort::RoceSwitchPort() = default;
+
+RoceSwitchPort::~RoceSwitchPort() = default;
+
+void
+RoceSwitchPort::SetSwitch(RoceSwitch* sw, uint32_t index, Ptr<RoceEgressQueueDisc> qdisc)
+{
+    m_switch = sw;
+    m_index = index;
+    m_qdisc = qdisc;
+}
+
+uint32_t
+RoceSwitchPort::GetPortIndex() const
+{
+    return m_index;
+}
+
+Ptr<RoceEgressQueueDisc>
+RoceSwitchPort::GetQueueDisc() const
+{
+    return m_qdisc;
+}
+
+void
+RoceSwitchPort::DoDispose()
+{
+    m_switch = nullptr;
+    if (m_qdisc)
+    {
+        m_qdisc->Dispose();
+    }
+    m_qdisc = nullptr;
+    RocePfcNetDevice::DoDispose();
+}
+
+void
+RoceSwitchPort::Enqueue(Ptr<RoceSwitchItem> item)
+{
+    if (m_qdisc->Enqueue(item))
+    {
+        TryTransmit();
+    }
+}
+
+Ptr<Packet>
+RoceSwitchPort::DequeueData(uint8_t pausedMask)
+{
+    m_qdisc->SetPausedMask(pausedMask);
+    Ptr<QueueDiscItem> qdItem = m_qdisc->Dequeue();
+    if (!qdItem)
+    {
+        return nullptr;
+    }
+    Ptr<RoceSwitchItem> item = StaticCast<RoceSwitchItem>(qdItem);
+    if (item->m_intRequest)
+    {
+        StampInt(item->GetPacket(), item->m_priority);
+    }
+    return item->GetPacket();
+}
+
+void
+RoceSwitchPort::StampInt(Ptr<Packet> p, uint8_t priority)
+{
+    RoceEncapHeader encap;
+    p->RemoveHeader(encap);
+    RoceBthHeader bth;
+    p->RemoveHeader(bth);
+    uint8_t hops = bth.GetIntHops();
+    if (hops < RoceIntRecord::MAX_HOPS)
+    {
+        RoceIcrcTrailer icrc;
+        p->RemoveTrailer(icrc);
+        RoceIntRecord r;
+        r.hop = hops;
+        r.rateMbps = static_cast<uint32_t>(GetDataRate().GetBitRate() / 1000000);
+        r.queueBytes = m_qdisc->GetQueueBytes(priority);
+        r.txBytes = GetTxBytes();
+        r.timestampNs = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+        p->AddTrailer(r);
+        p->AddTrailer(icrc);
+        bth.SetIntHops(hops + 1);
+    }
+    p->AddHeader(bth);
+    p->AddHeader(encap); // rewrites the IPv4 and UDP lengths for the longer frame
+}
+
+void
+RoceSwitchPort::ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame)
+{
+    NS_ABORT_MSG_IF(!m_switch, "RoceSwitchPort: port is not part of a RoceSwitch");
+    m_switch->Receive(this, p, frame);
+}
+
+} // namespace ns3

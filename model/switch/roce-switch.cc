@@ -1,0 +1,325 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-switch.h"
+
+#include "roce-ecmp-hash.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/pointer.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/roce-channel.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceSwitch");
+NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
+
+TypeId
+RoceSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceSwitch")
+            .SetParent<Object>()
+            .SetGroupName("Rocev2")
+            .AddConstructor<RoceSwitch>()
+            .AddAttribute(
+                "EcmpSeed",
+                "Seed of this switch's ECMP hash. 0 derives one from the node id "
+                "and the run's RngSeed/RngRun, so that switches do not polarise.",
+                UintegerValue(0),
+                MakeUintegerAccessor(&RoceSwitch::SetEcmpSeed, &RoceSwitch::GetEcmpSeedAttribute),
+                MakeUintegerChecker<uint32_t>())
+            .AddAttribute("EcmpUseQp",
+                          "E-ECMP: also hash the BTH destination QP.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceSwitch::m_useQp),
+                          MakeBooleanChecker())
+            .AddAttribute("Mmu",
+                          "The shared-buffer MMU.",
+                          PointerValue(),
+                          MakePointerAccessor(&RoceSwitch::m_mmu),
+                          MakePointerChecker<RoceSharedBufferMmu>())
+            .AddTraceSource("Drop",
+                            "A frame was dropped before reaching an egress queue (no route, "
+                            "not IPv4).",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_dropTrace),
+                            "ns3::RocePfcNetDevice::DropTracedCallback");
+    return tid;
+}
+
+RoceSwitch::RoceSwitch()
+{
+    m_qdiscFactory.SetTypeId("ns3::RoceEgressQueueDisc");
+}
+
+RoceSwitch::~RoceSwitch() = default;
+
+void
+RoceSwitch::DoDispose()
+{
+    m_ports.clear();
+    m_mmu = nullptr;
+    Object::DoDispose();
+}
+
+void
+RoceSwitch::DoInitialize()
+{
+    Configure();
+    Object::DoInitialize();
+}
+
+uint32_t
+RoceSwitch::AddPort(Ptr<RoceSwitchPort> port)
+{
+    NS_ABORT_MSG_IF(m_configured, "RoceSwitch: ports cannot be added once traffic has started");
+    uint32_t index = static_cast<uint32_t>(m_ports.size());
+    Ptr<RoceEgressQueueDisc> qdisc = m_qdiscFactory.Create<RoceEgressQueueDisc>();
+    port->SetSwitch(this, index, qdisc);
+    m_ports.push_back(port);
+    return index;
+}
+
+uint32_t
+RoceSwitch::GetNPorts() const
+{
+    return static_cast<uint32_t>(m_ports.size());
+}
+
+Ptr<RoceSwitchPort>
+RoceSwitch::GetPort(uint32_t i) const
+{
+    return i < m_ports.size() ? m_ports[i] : nullptr;
+}
+
+void
+RoceSwitch::SetMmu(Ptr<RoceSharedBufferMmu> mmu)
+{
+    m_mmu = mmu;
+}
+
+Ptr<RoceSharedBufferMmu>
+RoceSwitch::GetMmu() const
+{
+    return m_mmu;
+}
+
+void
+RoceSwitch::SetQueueDiscFactory(const ObjectFactory& factory)
+{
+    m_qdiscFactory = factory;
+}
+
+void
+RoceSwitch::Configure()
+{
+    if (m_configured)
+    {
+        return;
+    }
+    if (!m_mmu)
+    {
+        m_mmu = CreateObject<RoceSharedBufferMmu>();
+    }
+    std::vector<RoceSharedBufferMmu::PortLink> links;
+    for (auto& port : m_ports)
+    {
+        Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(port->GetChannel());
+        links.push_back({port->GetDataRate(), ch ? ch->GetDelay() : Time(0)});
+    }
+    m_mmu->Configure(links);
+    for (auto& port : m_ports)
+    {
+        port->GetQueueDisc()->Setup(m_mmu, port->GetDataRate());
+        port->GetQueueDisc()->Initialize();
+    }
+    m_configured = true;
+}
+
+void
+RoceSwitch::AddRoute(Ipv4Address network, Ipv4Mask mask, const std::vector<uint32_t>& ports)
+{
+    NS_ABORT_MSG_IF(ports.empty(),
+                    "RoceSwitch: route to " << network << mask << " has no egress port");
+    std::vector<uint32_t> sorted = ports;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    for (uint32_t p : sorted)
+    {
+        NS_ABORT_MSG_IF(p >= m_ports.size(),
+                        "RoceSwitch: route to " << network << mask << " names port " << p
+                                                << ", but the switch has " << m_ports.size()
+                                                << " ports");
+    }
+    uint8_t len = static_cast<uint8_t>(mask.GetPrefixLength());
+    uint32_t key = network.Get() & mask.Get();
+    uint32_t group = 0;
+    auto it = std::find(m_groupIndices.begin(), m_groupIndices.end(), sorted);
+    if (it == m_groupIndices.end())
+    {
+        group = static_cast<uint32_t>(m_groupIndices.size());
+        m_groupIndices.push_back(sorted);
+    }
+    else
+    {
+        group = static_cast<uint32_t>(it - m_groupIndices.begin());
+    }
+    if (m_routes[len].insert_or_assign(key, group).second)
+    {
+        ++m_nRoutes;
+    }
+    if (std::find(m_prefixLengths.begin(), m_prefixLengths.end(), len) == m_prefixLengths.end())
+    {
+        m_prefixLengths.push_back(len);
+        std::sort(m_prefixLengths.rbegin(), m_prefixLengths.rend());
+    }
+}
+
+void
+RoceSwitch::ClearRoutes()
+{
+    for (auto& r : m_routes)
+    {
+        r.clear();
+    }
+    m_prefixLengths.clear();
+    m_groupIndices.clear();
+    m_nRoutes = 0;
+}
+
+uint32_t
+RoceSwitch::GetNRoutes() const
+{
+    return m_nRoutes;
+}
+
+int32_t
+RoceSwitch::FindGroup(uint32_t dst) const
+{
+    for (uint8_t len : m_prefixLengths)
+    {
+        uint32_t mask = len == 0 ? 0 : ~uint32_t(0) << (32 - len);
+        auto it = m_routes[len].find(dst & mask);
+        if (it != m_routes[len].end())
+        {
+            return static_cast<int32_t>(it->second);
+        }
+    }
+    return -1;
+}
+
+std::vector<uint32_t>
+RoceSwitch::Lookup(Ipv4Address dst) const
+{
+    int32_t g = FindGroup(dst.Get());
+    return g < 0 ? std::vector<uint32_t>() : m_groupIndices[g];
+}
+
+void
+RoceSwitch::SetEcmpSeed(uint32_t seed)
+{
+    m_seedAttr = seed;
+    m_seedSet = false; // derive again on next use
+}
+
+uint32_t
+RoceSwitch::GetEcmpSeedAttribute() const
+{
+    return m_seedAttr;
+}
+
+uint64_t
+RoceSwitch::GetEcmpSeed() const
+{
+    if (!m_seedSet)
+    {
+        if (m_seedAttr != 0)
+        {
+            m_seed = m_seedAttr;
+        }
+        else
+        {
+            Ptr<Node> node = GetObject<Node>();
+            uint64_t id = node ? node->GetId() : 0;
+            m_seed = RoceEcmpHash::Mix64((uint64_t(RngSeedManager::GetSeed()) << 40) ^
+                                         (RngSeedManager::GetRun() << 20) ^ id);
+        }
+        m_seedSet = true;
+    }
+    return m_seed;
+}
+
+int32_t
+RoceSwitch::SelectEgress(const RoceFrame& f) const
+{
+    int32_t g = FindGroup(f.dstIp);
+    if (g < 0)
+    {
+        return -1;
+    }
+    const auto& group = m_groupIndices[g];
+    if (group.size() == 1)
+    {
+        return group[0];
+    }
+    uint64_t h = RoceEcmpHash::Hash(GetEcmpSeed(),
+                                    f.srcIp,
+                                    f.dstIp,
+                                    f.sport,
+                                    f.dport,
+                                    f.ipProto,
+                                    m_useQp && f.isRoce,
+                                    f.destQp);
+    return group[RoceEcmpHash::Select(h, static_cast<uint32_t>(group.size()))];
+}
+
+void
+RoceSwitch::Receive(RoceSwitchPort* in, Ptr<Packet> p, const RoceFrame& frame)
+{
+    if (!m_configured)
+    {
+        Configure();
+    }
+    if (!frame.isIpv4)
+    {
+        m_dropTrace(p, DROP_NOT_IPV4);
+        return;
+    }
+    int32_t out = SelectEgress(frame);
+    if (out < 0)
+    {
+        ++m_noRouteDrops;
+        m_dropTrace(p, DROP_NO_ROUTE);
+        return;
+    }
+    uint8_t prio = in->DscpToPriority(frame.dscp);
+    bool ect = frame.ecn == 1 || frame.ecn == 2;
+    m_ports[out]->Enqueue(Create<RoceSwitchItem>(p,
+                                                 in,
+                                                 static_cast<uint16_t>(in->GetPortIndex()),
+                                                 prio,
+                                                 ect,
+                                                 frame.intRequest));
+}
+
+uint64_t
+RoceSwitch::GetBufferedBytes() const
+{
+    return m_mmu ? m_mmu->GetTotalBytes() : 0;
+}
+
+uint64_t
+RoceSwitch::GetNoRouteDrops() const
+{
+    return m_noRouteDrops;
+}
+
+} // namespace ns3

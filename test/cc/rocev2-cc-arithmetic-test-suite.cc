@@ -1,0 +1,224 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * TIMELY's rate rules and DCTCP-style window rules against hand-computed
+ * values, each rule on its own queue pair fed directly.
+ */
+#include "ns3/double.h"
+#include "ns3/node-container.h"
+#include "ns3/queue-size.h"
+#include "ns3/roce-cc-dctcp.h"
+#include "ns3/roce-cc-hpcc.h"
+#include "ns3/roce-cc-timely.h"
+#include "ns3/roce-helper.h"
+#include "ns3/roce-int-record.h"
+#include "ns3/roce-stats-helper.h"
+#include "ns3/roce-switch-helper.h"
+#include "ns3/roce-switch.h"
+#include "ns3/simulator.h"
+#include "ns3/test.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <vector>
+
+using namespace ns3;
+
+/**
+ * \ingroup rocev2
+ * TIMELY's rate rules against hand-computed values: RTT samples fed
+ * directly, line rate 100 Gb/s, minRTT = BaseRtt = 5 us, T_low 10 us,
+ * T_high 100 us, beta 0.8, a 0.875, delta 500 Mb/s.
+ */
+class TimelyArithmeticTestCase : public TestCase
+{
+  public:
+    TimelyArithmeticTestCase()
+        : TestCase("TIMELY: T_low, T_high, gradient and HAI rules on hand-made RTT samples")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<RoceCcTimely> cc = CreateObject<RoceCcTimely>();
+        cc->SetAttribute("BaseRtt", TimeValue(MicroSeconds(5)));
+        cc->SetAttribute("Tlow", TimeValue(MicroSeconds(10)));
+        cc->SetAttribute("Thigh", TimeValue(MicroSeconds(100)));
+        cc->SetAttribute("Delta", DataRateValue(DataRate("500Mbps")));
+        RoceCcContext ctx;
+        ctx.lineRate = DataRate("100Gbps");
+        cc->Init(ctx);
+        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), 0, "TIMELY has no window");
+        NS_TEST_ASSERT_MSG_EQ(cc->WantsInt(), false, "TIMELY needs no INT");
+        uint64_t una = 1;
+        auto sample = [&](double us) {
+            Time rtt = NanoSeconds(static_cast<int64_t>(us * 1000));
+            cc->RecordRtt(rtt);
+            RoceAckEvent ack;
+            ack.ackedBytes = 1000;
+            ack.sndUna = una++;
+            ack.sndNxt = una + 10;
+            ack.rtt = rtt;
+            cc->OnAck(ack);
+        };
+        const double tol = 1; // bit/s
+
+        // Below T_low: + delta, but never above line rate.
+        sample(5);
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), 100e9, tol, "rate above line rate");
+        // Above T_high: rate (1 - beta (1 - 100/150)) = 100G x 11/15.
+        sample(150);
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), 100e9 * 11 / 15, tol, "T_high rule");
+        // rtt_diff = 0.875 x 145 us = 126.875 us, gradient 25.375 (reported, unused).
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRttGradient(), 25.375, 1e-9, "gradient");
+        // 50 us: rtt_diff = 0.125 x 126.875 - 0.875 x 100 = -71.640625 us: + delta.
+        sample(50);
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRttGradient(), -14.328125, 1e-9, "EWMA of the diffs");
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), 100e9 * 11 / 15 + 0.5e9, tol, "+ delta");
+        // Three more negative gradients: + delta each; the fifth in a row: + 5 delta.
+        sample(60);
+        sample(60);
+        sample(60);
+        NS_TEST_ASSERT_MSG_EQ(cc->GetNegativeGradientRun(), 4, "negative run");
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), 100e9 * 11 / 15 + 2e9, tol, "+ delta x 4");
+        sample(60);
+        double hai = 100e9 * 11 / 15 + 4.5e9;
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), hai, tol, "HAI: + 5 delta");
+        // 61 us: rtt_diff = 0.875 us - 0.000050 us, gradient 0.174990: multiplicative
+        // decrease by beta x gradient.
+        sample(61);
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRttGradient(), 0.174989986, 1e-8, "positive gradient");
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), 66937290178.93, 100, "rate (1 - beta g)");
+        NS_TEST_ASSERT_MSG_EQ(cc->GetNegativeGradientRun(), 0, "run survived a decrease");
+        // A steep rise (gradient 8.3) would make the rate negative: MinRate holds.
+        sample(40);
+        sample(90);
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), 100e6, tol, "MinRate floor");
+        // ACKs without an RTT sample change nothing.
+        RoceAckEvent plain;
+        plain.sndUna = una++;
+        cc->OnAck(plain);
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), 100e6, tol, "an ACK without RTT acted");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup rocev2
+ * DCTCP's window rules against hand-computed values: line rate 100 Gb/s,
+ * mtu 1000 + 82 B, BaseRtt 8.656 us, so the initial window is the BDP
+ * 108200 wire bytes = 100 packets = 100000 payload bytes; g = 1/16.
+ */
+class DctcpArithmeticTestCase : public TestCase
+{
+  public:
+    DctcpArithmeticTestCase()
+        : TestCase("DCTCP: alpha, once-per-window cut and growth on hand-made ACKs")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RoceCcContext ctx;
+        ctx.lineRate = DataRate("100Gbps");
+        ctx.mtu = 1000;
+        ctx.wireOverhead = 82;
+        const double tol = 1e-12;
+
+        Ptr<RoceCcDctcp> pk = CreateObject<RoceCcDctcp>();
+        pk->SetAttribute("InitialWindow", QueueSizeValue(QueueSize("10p")));
+        pk->Init(ctx);
+        NS_TEST_ASSERT_MSG_EQ(pk->GetWindow(), 10000, "InitialWindow 10p = 10 payload MTUs");
+
+        Ptr<RoceCcDctcp> cc = CreateObject<RoceCcDctcp>();
+        cc->SetAttribute("BaseRtt", TimeValue(NanoSeconds(8656)));
+        cc->Init(ctx);
+        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), 100000, "initial window = BDP");
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetAlpha(), 1.0, tol, "initial alpha");
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), 100e9, 1, "DCTCP paces at line rate");
+        NS_TEST_ASSERT_MSG_EQ(cc->OnCeReceived(), false, "DCTCP asks for a CNP");
+
+        // ACK(una, nxt, ece), 1000 bytes each, with the window full before each ACK
+        // (nxt - una + 1 = 100 packets in flight).
+        auto ack = [&](uint64_t una, bool ece, uint64_t inflight = 99) {
+            RoceAckEvent a;
+            a.ackedBytes = 1000;
+            a.sndUna = una;
+            a.sndNxt = una + inflight;
+            a.ecnEcho = ece;
+            cc->OnAck(a);
+        };
+        // Window 1 opens at the first ACK (ends when una passes 100) ...
+        for (uint64_t una = 1; una <= 100; ++una)
+        {
+            ack(una, false);
+        }
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetAlpha(), 1.0, tol, "alpha moved mid-window");
+        // ... and closes at una 101 (new window ends at 200): no marks, so
+        // alpha = 15/16 and W grows by one MTU.
+        ack(101, false);
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetAlpha(), 15.0 / 16, tol, "alpha, F = 0");
+        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), 101000, "+ one MTU per window");
+        // Window 2: the first ECN echo cuts W by alpha/2 at once; later ones in
+        // the same window do not. Half of the 100 ACKs echo CE.
+        for (uint64_t una = 102; una <= 200; ++una)
+        {
+            ack(una, una % 2 == 0);
+        }
+        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(),
+                              std::llround(101000 * (1 - 15.0 / 32)),
+                              "one cut by alpha/2");
+        NS_TEST_ASSERT_MSG_EQ(cc->GetCuts(), 1, "cut more than once in a window");
+        // Close window 2 with an unmarked ACK: F = 50/100 (window 2 holds ACKs
+        // 102..201, 50 marked), so alpha = 15/16 x 15/16 + 0.5/16.
+        ack(201, false);
+        double alpha = 15.0 / 16 * 15.0 / 16 + 0.5 / 16;
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetAlpha(), alpha, tol, "alpha, F = 0.5");
+        uint64_t w = std::llround(101000 * (1 - 15.0 / 32));
+        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), w, "marked window grew");
+
+        // A window in which the sender never filled W does not grow it.
+        for (uint64_t una = 202; una <= 300; ++una)
+        {
+            ack(una, false, 10);
+        }
+        ack(301, false, 10);
+        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), w, "grew while not window-limited");
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetAlpha(), alpha * 15 / 16, tol, "alpha decays");
+
+        // A NAK halves W once per window; a timeout halves it regardless.
+        cc->OnNak();
+        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), w / 2, "NAK halves");
+        cc->OnNak();
+        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), w / 2, "second NAK in the window cut again");
+        cc->OnTimeout();
+        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), w / 4, "timeout halves");
+        // The window never falls below one packet.
+        for (uint32_t i = 0; i < 20; ++i)
+        {
+            cc->OnTimeout();
+        }
+        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), 1000, "window below one packet");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup rocev2
+ * rocev2-cc-arithmetic suite.
+ */
+class RoceCcArithmeticTestSuite : public TestSuite
+{
+  public:
+    RoceCcArithmeticTestSuite()
+        : TestSuite("rocev2-cc-arithmetic", UNIT)
+    {
+        AddTestCase(new TimelyArithmeticTestCase, TestCase::QUICK);
+        AddTestCase(new DctcpArithmeticTestCase, TestCase::QUICK);
+    }
+};
+
+static RoceCcArithmeticTestSuite g_roceCcArithmeticTestSuite; //!< static instance
