@@ -69,7 +69,7 @@ CollectPfc(Ptr<Node> node, const std::string& name)
     {
         Ptr<RoceSwitchPort> port = sw->GetPort(i);
         RocePfcNetDevice::PfcStats st = port->GetPfcStats();
-        for (uint8_t p = 0; p < RocePfcNetDevice::NUM_PRIORITIES; ++p)
+        for (uint8_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
         {
             s.pauseTx += st.pauseTx[p];
             s.resumeTx += st.resumeTx[p];

@@ -149,10 +149,10 @@ ExpectBalanced(const std::vector<uint32_t>& load, uint32_t nFlows, const char* w
 // of MurmurHash3's reference fmix64.
 TEST(EcmpHashTest, Mix64MatchesFmix64)
 {
-    EXPECT_EQ(RoceEcmpHash::Mix64(0), 0x0000000000000000ULL);
-    EXPECT_EQ(RoceEcmpHash::Mix64(1), 0xb456bcfc34c2cb2cULL);
-    EXPECT_EQ(RoceEcmpHash::Mix64(0xFFFFFFFFFFFFFFFFULL), 0x64b5720b4b825f21ULL);
-    EXPECT_EQ(RoceEcmpHash::Mix64(0x0123456789ABCDEFULL), 0x87cbfbfe89022ceaULL);
+    EXPECT_EQ(RoceHash::Mix64(0), 0x0000000000000000ULL);
+    EXPECT_EQ(RoceHash::Mix64(1), 0xb456bcfc34c2cb2cULL);
+    EXPECT_EQ(RoceHash::Mix64(0xFFFFFFFFFFFFFFFFULL), 0x64b5720b4b825f21ULL);
+    EXPECT_EQ(RoceHash::Mix64(0x0123456789ABCDEFULL), 0x87cbfbfe89022ceaULL);
 }
 
 // The same flow must take the same path on every run and platform: these

@@ -356,14 +356,14 @@ TEST(RoceHeadersTest, PfcXonAndAllPriorities)
 
     // Priority 7 is the last quantum; bit 7 of the vector.
     RocePfcHeader all;
-    for (uint8_t p = 0; p < RocePfcHeader::NUM_PRIORITIES; ++p)
+    for (uint8_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
     {
         all.SetPause(p, static_cast<uint16_t>(0x0100 + p));
     }
     bytes = Serialized(all);
     EXPECT_EQ(bytes[2], 0x00);
     EXPECT_EQ(bytes[3], 0xFF);
-    for (uint8_t p = 0; p < RocePfcHeader::NUM_PRIORITIES; ++p)
+    for (uint8_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
     {
         EXPECT_EQ(bytes[4 + 2 * p], 0x01) << "priority " << +p;
         EXPECT_EQ(bytes[5 + 2 * p], p) << "priority " << +p;

@@ -34,7 +34,7 @@ RoceFabricStats::Collect()
             s.packetHops += dev->GetTxFrames();
             s.drops += dev->GetDrops();
             RocePfcNetDevice::PfcStats pfc = dev->GetPfcStats();
-            for (uint32_t p = 0; p < RocePfcNetDevice::NUM_PRIORITIES; ++p)
+            for (uint32_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
             {
                 s.pfcPauseTx += pfc.pauseTx[p];
                 s.pfcResumeTx += pfc.resumeTx[p];
@@ -59,7 +59,7 @@ RoceFabricStats::Collect()
         for (uint32_t i = 0; i < sw->GetNPorts(); ++i)
         {
             Ptr<RoceEgressQueueDisc> q = sw->GetPort(i)->GetQueueDisc();
-            for (uint8_t p = 0; p < RoceEgressQueueDisc::NUM_PRIORITIES; ++p)
+            for (uint8_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
             {
                 s.drops += q->GetDrops(p);
                 s.ecnMarked += q->GetEcnMarks(p);

@@ -12,6 +12,7 @@
 #include "ns3/node.h"
 #include "ns3/pointer.h"
 #include "ns3/roce-pfc-header.h"
+#include "ns3/roce-spec-list.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -122,7 +123,7 @@ RocePfcNetDevice::~RocePfcNetDevice() = default;
 void
 RocePfcNetDevice::DoDispose()
 {
-    for (uint32_t p = 0; p < NUM_PRIORITIES; ++p)
+    for (uint32_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
     {
         m_pauseExpiry[p].Cancel();
         m_refreshEvent[p].Cancel();
@@ -171,27 +172,24 @@ RocePfcNetDevice::SetDscpMap(std::string map)
         m_dscpToPriority[d] = static_cast<uint8_t>(d / 8);
     }
     m_dscpMapSpec = map;
-    std::istringstream in(map);
-    std::string item;
-    while (std::getline(in, item, ','))
+    for (const std::string& item : RoceSpecList::Split(map))
     {
-        if (item.find_first_not_of(" \t") == std::string::npos)
+        if (item.empty())
         {
             continue;
         }
-        unsigned dscp = 0;
-        unsigned prio = 0;
-        char colon = 0;
-        std::istringstream pair(item);
-        bool ok = static_cast<bool>(pair >> dscp >> colon >> prio) && colon == ':';
-        std::string rest;
-        ok = ok && !(pair >> rest);
+        std::size_t colon = item.find(':');
+        uint32_t dscp = 0;
+        uint32_t prio = 0;
+        bool ok = colon != std::string::npos &&
+                  RoceSpecList::ParseUnsigned(item.substr(0, colon), UINT32_MAX, dscp) &&
+                  RoceSpecList::ParseUnsigned(item.substr(colon + 1), UINT32_MAX, prio);
         NS_ABORT_MSG_IF(!ok,
                         "RocePfcNetDevice: DscpToPriority entry '"
                             << item << "' is not of the form 'dscp:priority'");
         NS_ABORT_MSG_IF(dscp > 63,
                         "RocePfcNetDevice: DscpToPriority DSCP " << dscp << " out of range 0..63");
-        NS_ABORT_MSG_IF(prio >= NUM_PRIORITIES,
+        NS_ABORT_MSG_IF(prio >= ROCE_NUM_PRIORITIES,
                         "RocePfcNetDevice: DscpToPriority priority " << prio
                                                                      << " out of range 0..7");
         m_dscpToPriority[dscp] = static_cast<uint8_t>(prio);
@@ -218,7 +216,7 @@ RocePfcNetDevice::DscpToPriority(uint8_t dscp) const
 uint8_t
 RocePfcNetDevice::PriorityToDscp(uint8_t priority) const
 {
-    NS_ABORT_MSG_IF(priority >= NUM_PRIORITIES,
+    NS_ABORT_MSG_IF(priority >= ROCE_NUM_PRIORITIES,
                     "RocePfcNetDevice: priority " << +priority << " out of range 0..7");
     NS_ABORT_MSG_IF(m_priorityToDscp[priority] > 63,
                     "RocePfcNetDevice: no DSCP maps to priority " << +priority
@@ -321,7 +319,7 @@ RocePfcNetDevice::ReceivePfc(Ptr<Packet> p)
         DropFrame(p, DROP_UNKNOWN_PROTOCOL);
         return;
     }
-    for (uint8_t prio = 0; prio < NUM_PRIORITIES; ++prio)
+    for (uint8_t prio = 0; prio < ROCE_NUM_PRIORITIES; ++prio)
     {
         if (!pfc.IsEnabled(prio))
         {
@@ -379,7 +377,7 @@ RocePfcNetDevice::PauseTime(uint16_t quanta) const
 bool
 RocePfcNetDevice::IsPaused(uint8_t priority) const
 {
-    return priority < NUM_PRIORITIES && (m_pausedMask & (1u << priority)) != 0;
+    return priority < ROCE_NUM_PRIORITIES && (m_pausedMask & (1u << priority)) != 0;
 }
 
 // ---------------------------------------------------------------------------
@@ -388,7 +386,7 @@ RocePfcNetDevice::IsPaused(uint8_t priority) const
 void
 RocePfcNetDevice::SetXoff(uint8_t priority, bool xoff)
 {
-    NS_ABORT_MSG_IF(priority >= NUM_PRIORITIES,
+    NS_ABORT_MSG_IF(priority >= ROCE_NUM_PRIORITIES,
                     "RocePfcNetDevice: priority " << +priority << " out of range 0..7");
     if (m_xoff[priority] == xoff)
     {
@@ -410,7 +408,7 @@ RocePfcNetDevice::SetXoff(uint8_t priority, bool xoff)
 bool
 RocePfcNetDevice::IsXoff(uint8_t priority) const
 {
-    return priority < NUM_PRIORITIES && m_xoff[priority];
+    return priority < ROCE_NUM_PRIORITIES && m_xoff[priority];
 }
 
 void
@@ -449,7 +447,7 @@ RocePfcNetDevice::PfcStats
 RocePfcNetDevice::GetPfcStats() const
 {
     PfcStats s = m_pfcStats;
-    for (uint32_t p = 0; p < NUM_PRIORITIES; ++p)
+    for (uint32_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
     {
         if (m_pausedMask & (1u << p))
         {

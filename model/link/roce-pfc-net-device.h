@@ -40,7 +40,6 @@ class Node;
 class RocePfcNetDevice : public NetDevice
 {
   public:
-    static constexpr uint32_t NUM_PRIORITIES = 8;      //!< 802.1p priorities
     static constexpr uint32_t FCS_BYTES = 4;           //!< Ethernet FCS
     static constexpr uint32_t PREAMBLE_IFG_BYTES = 20; //!< preamble + SFD + IFG
     static constexpr uint32_t MIN_FRAME_BYTES = 60;    //!< minimum frame without FCS
@@ -131,11 +130,11 @@ class RocePfcNetDevice : public NetDevice
     /** Per-priority PFC statistics of a device. */
     struct PfcStats
     {
-        std::array<uint64_t, NUM_PRIORITIES> pauseTx{};  //!< PFC frames sent (XOFF and refresh)
-        std::array<uint64_t, NUM_PRIORITIES> resumeTx{}; //!< XON frames sent
-        std::array<uint64_t, NUM_PRIORITIES> pauseRx{};  //!< pauses received (quanta > 0)
-        std::array<uint64_t, NUM_PRIORITIES> resumeRx{}; //!< resumes received
-        std::array<Time, NUM_PRIORITIES> pausedTime{};   //!< time this device was paused
+        std::array<uint64_t, ROCE_NUM_PRIORITIES> pauseTx{}; //!< PFC frames sent (XOFF and refresh)
+        std::array<uint64_t, ROCE_NUM_PRIORITIES> resumeTx{}; //!< XON frames sent
+        std::array<uint64_t, ROCE_NUM_PRIORITIES> pauseRx{};  //!< pauses received (quanta > 0)
+        std::array<uint64_t, ROCE_NUM_PRIORITIES> resumeRx{}; //!< resumes received
+        std::array<Time, ROCE_NUM_PRIORITIES> pausedTime{};   //!< time this device was paused
     };
 
     /** \return PFC statistics; paused time includes a pause still running */
@@ -287,17 +286,17 @@ class RocePfcNetDevice : public NetDevice
     double m_refreshFraction{0.5};
     std::string m_dscpMapSpec;
     std::array<uint8_t, 64> m_dscpToPriority{};
-    std::array<uint8_t, NUM_PRIORITIES> m_priorityToDscp{};
+    std::array<uint8_t, ROCE_NUM_PRIORITIES> m_priorityToDscp{};
 
     bool m_txBusy{false};
     uint64_t m_txCarryPs{0}; //!< sub-resolution remainder of serialization times
     std::deque<Ptr<Packet>> m_controlQueue;
 
     uint8_t m_pausedMask{0};
-    std::array<EventId, NUM_PRIORITIES> m_pauseExpiry;
-    std::array<Time, NUM_PRIORITIES> m_pauseStart{};
-    std::array<bool, NUM_PRIORITIES> m_xoff{};
-    std::array<EventId, NUM_PRIORITIES> m_refreshEvent;
+    std::array<EventId, ROCE_NUM_PRIORITIES> m_pauseExpiry;
+    std::array<Time, ROCE_NUM_PRIORITIES> m_pauseStart{};
+    std::array<bool, ROCE_NUM_PRIORITIES> m_xoff{};
+    std::array<EventId, ROCE_NUM_PRIORITIES> m_refreshEvent;
     PfcStats m_pfcStats;
     uint64_t m_txFrames{0};
     uint64_t m_txBytes{0};

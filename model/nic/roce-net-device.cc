@@ -302,7 +302,7 @@ RoceNetDevice::DequeueData(uint8_t pausedMask)
 {
     Time now = Simulator::Now();
     Time earliest = Time::Max();
-    for (int prio = NUM_PRIORITIES - 1; prio >= 0; --prio)
+    for (int prio = ROCE_NUM_PRIORITIES - 1; prio >= 0; --prio)
     {
         if (pausedMask & (1u << prio))
         {

@@ -193,15 +193,15 @@ class RoceNetDevice : public RocePfcNetDevice
     QueueSize m_rxXon;
 
     std::vector<Ptr<RoceQueuePair>> m_qps;
-    std::array<std::vector<RoceQueuePair*>, NUM_PRIORITIES> m_active;
-    std::array<std::size_t, NUM_PRIORITIES> m_rr{};
-    std::array<std::deque<Ptr<Packet>>, NUM_PRIORITIES> m_control;
+    std::array<std::vector<RoceQueuePair*>, ROCE_NUM_PRIORITIES> m_active;
+    std::array<std::size_t, ROCE_NUM_PRIORITIES> m_rr{};
+    std::array<std::deque<Ptr<Packet>>, ROCE_NUM_PRIORITIES> m_control;
     EventId m_wakeEvent;
     Time m_wakeTime;
 
     std::deque<RxItem> m_rxBuffer;
     uint64_t m_rxBytes{0};
-    std::array<uint64_t, NUM_PRIORITIES> m_rxPriorityBytes{};
+    std::array<uint64_t, ROCE_NUM_PRIORITIES> m_rxPriorityBytes{};
     EventId m_drainEvent;
     std::vector<RoceIntRecord> m_intScratch; //!< INT records of the frame being processed
 };

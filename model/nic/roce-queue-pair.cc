@@ -11,6 +11,7 @@
 #include "ns3/packet.h"
 #include "ns3/roce-aeth-header.h"
 #include "ns3/roce-bth-header.h"
+#include "ns3/roce-hash.h"
 #include "ns3/roce-icrc-trailer.h"
 #include "ns3/roce-psn.h"
 #include "ns3/roce-reth-header.h"
@@ -152,11 +153,7 @@ RoceQueuePair::Connect(Ptr<RoceNetDevice> nic,
         // Entropy from both QP numbers and both addresses, like a driver's flow label.
         uint64_t x = (uint64_t(qpn) << 40) ^ (uint64_t(remoteQpn) << 16) ^
                      (uint64_t(nic->GetIpv4Address().Get()) << 8) ^ remoteAddress.Get();
-        x ^= x >> 33;
-        x *= 0xff51afd7ed558ccdULL;
-        x ^= x >> 33;
-        x *= 0xc4ceb9fe1a85ec53ULL;
-        x ^= x >> 33;
+        x = RoceHash::Mix64(x);
         m_sourcePort = static_cast<uint16_t>(0xC000 | (x & 0x3FFF));
     }
     m_sndUna = m_sndNxt = m_sndMax = m_sndEnd = m_initialPsn;

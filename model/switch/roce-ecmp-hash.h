@@ -4,6 +4,8 @@
 #ifndef ROCE_ECMP_HASH_H
 #define ROCE_ECMP_HASH_H
 
+#include "ns3/roce-hash.h"
+
 #include <cstdint>
 
 namespace ns3
@@ -16,30 +18,12 @@ namespace ns3
  * Fields: source and destination IPv4 address, UDP source and destination
  * port, IP protocol, and (E-ECMP) the BTH destination QP. Each field word is
  * folded into a 64-bit state that starts from the switch's seed, and each fold
- * is followed by the 64-bit finalizer of MurmurHash3 (fmix64: xor-shift 33,
- * multiply by 0xff51afd7ed558ccd, xor-shift 33, multiply by
- * 0xc4ceb9fe1a85ec53, xor-shift 33), which has full avalanche: every input
- * bit flips each output bit with probability close to 1/2. The result is a
+ * is followed by the module's mixer, RoceHash::Mix64 (MurmurHash3's fmix64). The result is a
  * pure function of its inputs, so it is the same on every run and platform,
  * and switches with different seeds choose independently.
  */
 namespace RoceEcmpHash
 {
-
-/**
- * \param x a 64-bit word
- * \return MurmurHash3's fmix64 of x
- */
-inline uint64_t
-Mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
 
 /**
  * \brief Hash a flow.
@@ -63,12 +47,12 @@ Hash(uint64_t seed,
      bool useQp,
      uint32_t destQp)
 {
-    uint64_t h = Mix64(seed ^ 0x9e3779b97f4a7c15ULL);
-    h = Mix64(h ^ ((uint64_t(srcIp) << 32) | dstIp));
-    h = Mix64(h ^ ((uint64_t(sport) << 32) | (uint64_t(dport) << 8) | proto));
+    uint64_t h = RoceHash::Mix64(seed ^ 0x9e3779b97f4a7c15ULL);
+    h = RoceHash::Mix64(h ^ ((uint64_t(srcIp) << 32) | dstIp));
+    h = RoceHash::Mix64(h ^ ((uint64_t(sport) << 32) | (uint64_t(dport) << 8) | proto));
     if (useQp)
     {
-        h = Mix64(h ^ (uint64_t(destQp) | (1ULL << 40)));
+        h = RoceHash::Mix64(h ^ (uint64_t(destQp) | (1ULL << 40)));
     }
     return h;
 }

@@ -12,6 +12,7 @@
 #include "ns3/log.h"
 #include "ns3/roce-encap-header.h"
 #include "ns3/roce-pfc-net-device.h"
+#include "ns3/roce-spec-list.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -159,45 +160,32 @@ RoceEgressQueueDisc::SetPausedMask(uint8_t mask)
 
 bool
 RoceEgressQueueDisc::ParseDwrrWeights(const std::string& spec,
-                                      std::array<uint32_t, NUM_PRIORITIES>& weights,
+                                      std::array<uint32_t, ROCE_NUM_PRIORITIES>& weights,
                                       std::string& error)
 {
-    std::array<uint32_t, NUM_PRIORITIES> parsed{};
+    std::array<uint32_t, ROCE_NUM_PRIORITIES> parsed{};
     std::ostringstream why;
     why << "RoceEgressQueueDisc: DwrrWeights='" << spec << "' ";
     uint32_t n = 0;
-    std::size_t start = 0;
-    while (true)
+    for (const std::string& word : RoceSpecList::Split(spec))
     {
-        std::size_t comma = spec.find(',', start);
-        std::string item = spec.substr(start, comma == std::string::npos ? comma : comma - start);
-        std::size_t first = item.find_first_not_of(" \t");
-        std::size_t last = item.find_last_not_of(" \t");
-        std::string word = first == std::string::npos ? "" : item.substr(first, last - first + 1);
-        bool digits = !word.empty() && word.size() <= 5 &&
-                      word.find_first_not_of("0123456789") == std::string::npos;
-        unsigned long w = digits ? std::stoul(word) : 0;
-        if (!digits || w < 1 || w > MAX_DWRR_WEIGHT)
+        uint32_t w = 0;
+        if (!RoceSpecList::ParseUnsigned(word, MAX_DWRR_WEIGHT, w) || w < 1)
         {
             why << "has '" << word << "' for priority " << n << ": each weight must be an "
                 << "integer 1.." << MAX_DWRR_WEIGHT;
             error = why.str();
             return false;
         }
-        if (n < NUM_PRIORITIES)
+        if (n < ROCE_NUM_PRIORITIES)
         {
-            parsed[n] = static_cast<uint32_t>(w);
+            parsed[n] = w;
         }
         ++n;
-        if (comma == std::string::npos)
-        {
-            break;
-        }
-        start = comma + 1;
     }
-    if (n != NUM_PRIORITIES)
+    if (n != ROCE_NUM_PRIORITIES)
     {
-        why << "has " << n << " weights; it needs " << NUM_PRIORITIES
+        why << "has " << n << " weights; it needs " << ROCE_NUM_PRIORITIES
             << " (one per priority 0..7, separated by commas)";
         error = why.str();
         return false;
@@ -239,7 +227,7 @@ RoceEgressQueueDisc::CheckConfig()
                     "RoceEgressQueueDisc: EcnKmin=" << m_kmin << " exceeds EcnKmax=" << m_kmax);
     if (GetNInternalQueues() == 0)
     {
-        for (uint32_t i = 0; i < NUM_PRIORITIES; ++i)
+        for (uint32_t i = 0; i < ROCE_NUM_PRIORITIES; ++i)
         {
             Ptr<DropTailQueue<QueueDiscItem>> q = CreateObject<DropTailQueue<QueueDiscItem>>();
             // The shared buffer limits occupancy; the queues themselves never drop.
@@ -247,7 +235,7 @@ RoceEgressQueueDisc::CheckConfig()
             AddInternalQueue(q);
         }
     }
-    NS_ABORT_MSG_IF(GetNInternalQueues() != NUM_PRIORITIES,
+    NS_ABORT_MSG_IF(GetNInternalQueues() != ROCE_NUM_PRIORITIES,
                     "RoceEgressQueueDisc: needs exactly 8 internal queues, has "
                         << GetNInternalQueues());
     return true;
@@ -340,7 +328,7 @@ int
 RoceEgressQueueDisc::PickQueue()
 {
     uint8_t ready = 0;
-    for (uint32_t i = 0; i < NUM_PRIORITIES; ++i)
+    for (uint32_t i = 0; i < ROCE_NUM_PRIORITIES; ++i)
     {
         if (m_bytes[i] > 0 && !(m_pausedMask & (1u << i)))
         {
@@ -353,7 +341,7 @@ RoceEgressQueueDisc::PickQueue()
     }
     if (m_scheduler == STRICT)
     {
-        for (int i = NUM_PRIORITIES - 1; i >= 0; --i)
+        for (int i = ROCE_NUM_PRIORITIES - 1; i >= 0; --i)
         {
             if (ready & (1u << i))
             {
@@ -365,7 +353,7 @@ RoceEgressQueueDisc::PickQueue()
     // its weight) when its turn starts and sends while its deficit covers its
     // head packet; then the turn moves on. An empty or paused queue loses its
     // deficit. A head packet needs at most 65536 / (smallest quantum) turns.
-    uint32_t maxVisits = NUM_PRIORITIES * (2 + 65536 / (uint64_t(m_quantum) * m_minWeight));
+    uint32_t maxVisits = ROCE_NUM_PRIORITIES * (2 + 65536 / (uint64_t(m_quantum) * m_minWeight));
     for (uint32_t visits = 0; visits < maxVisits; ++visits)
     {
         uint32_t i = m_dwrrNext;
@@ -385,7 +373,7 @@ RoceEgressQueueDisc::PickQueue()
         {
             m_deficit[i] = 0;
         }
-        m_dwrrNext = (m_dwrrNext + 1) % NUM_PRIORITIES;
+        m_dwrrNext = (m_dwrrNext + 1) % ROCE_NUM_PRIORITIES;
         m_dwrrTurnStarted = false;
     }
     NS_FATAL_ERROR("RoceEgressQueueDisc: DWRR found no queue to serve");

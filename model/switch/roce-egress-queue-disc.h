@@ -97,7 +97,6 @@ class RoceEgressQueueDisc : public QueueDisc
         MARK_AT_DEQUEUE,
     };
 
-    static constexpr uint32_t NUM_PRIORITIES = 8;      //!< queues per port
     static constexpr uint32_t MAX_DWRR_WEIGHT = 65535; //!< largest DWRR weight
     static constexpr const char* MARK_ECN = "ecn-red"; //!< mark reason
 
@@ -133,14 +132,14 @@ class RoceEgressQueueDisc : public QueueDisc
 
     /**
      * \brief Parse a DwrrWeights string.
-     * \param spec the string: exactly NUM_PRIORITIES integers in
+     * \param spec the string: exactly ROCE_NUM_PRIORITIES integers in
      *        1..MAX_DWRR_WEIGHT separated by commas (spaces allowed)
      * \param weights receives the weights, priority 0 first
      * \param error receives why the string was refused
      * \return true if the string is valid
      */
     static bool ParseDwrrWeights(const std::string& spec,
-                                 std::array<uint32_t, NUM_PRIORITIES>& weights,
+                                 std::array<uint32_t, ROCE_NUM_PRIORITIES>& weights,
                                  std::string& error);
 
     /** \param priority a priority \return bytes queued in it */
@@ -189,10 +188,10 @@ class RoceEgressQueueDisc : public QueueDisc
     uint8_t m_pausedMask{0};
     Scheduler m_scheduler{STRICT};
     uint32_t m_quantum{9216};
-    std::string m_weightSpec;                         //!< DwrrWeights as set
-    std::array<uint32_t, NUM_PRIORITIES> m_weights{}; //!< DWRR weight per priority
-    uint32_t m_minWeight{1};                          //!< smallest weight
-    std::array<int64_t, NUM_PRIORITIES> m_deficit{};
+    std::string m_weightSpec;                              //!< DwrrWeights as set
+    std::array<uint32_t, ROCE_NUM_PRIORITIES> m_weights{}; //!< DWRR weight per priority
+    uint32_t m_minWeight{1};                               //!< smallest weight
+    std::array<int64_t, ROCE_NUM_PRIORITIES> m_deficit{};
     uint32_t m_dwrrNext{0};
     bool m_dwrrTurnStarted{false};
     bool m_ecnEnabled{true};
@@ -204,10 +203,10 @@ class RoceEgressQueueDisc : public QueueDisc
     uint64_t m_kminBytes{0};
     uint64_t m_kmaxBytes{0};
     Ptr<UniformRandomVariable> m_uniform;
-    std::array<uint64_t, NUM_PRIORITIES> m_bytes{};
-    std::array<uint64_t, NUM_PRIORITIES> m_maxBytes{};
-    std::array<uint64_t, NUM_PRIORITIES> m_marks{};
-    std::array<uint64_t, NUM_PRIORITIES> m_drops{};
+    std::array<uint64_t, ROCE_NUM_PRIORITIES> m_bytes{};
+    std::array<uint64_t, ROCE_NUM_PRIORITIES> m_maxBytes{};
+    std::array<uint64_t, ROCE_NUM_PRIORITIES> m_marks{};
+    std::array<uint64_t, ROCE_NUM_PRIORITIES> m_drops{};
 };
 
 } // namespace ns3

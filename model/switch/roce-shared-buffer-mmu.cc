@@ -8,6 +8,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/roce-spec-list.h"
 #include "ns3/string.h"
 
 #include <algorithm>
@@ -122,19 +123,14 @@ RoceSharedBufferMmu::SetLossless(std::string s)
 {
     m_losslessSpec = s;
     m_losslessMask = 0;
-    std::istringstream in(s);
-    std::string item;
-    while (std::getline(in, item, ','))
+    for (const std::string& item : RoceSpecList::Split(s))
     {
-        if (item.find_first_not_of(" \t") == std::string::npos)
+        if (item.empty())
         {
             continue;
         }
-        std::istringstream one(item);
-        unsigned p = 0;
-        std::string rest;
-        bool ok = static_cast<bool>(one >> p) && !(one >> rest);
-        NS_ABORT_MSG_IF(!ok || p >= NUM_PGS,
+        uint32_t p = 0;
+        NS_ABORT_MSG_IF(!RoceSpecList::ParseUnsigned(item, ROCE_NUM_PRIORITIES - 1, p),
                         "RoceSharedBufferMmu: LosslessPriorities entry '"
                             << item << "' is not a priority 0..7");
         m_losslessMask |= static_cast<uint8_t>(1u << p);
@@ -160,9 +156,9 @@ RoceSharedBufferMmu::Configure(const std::vector<PortLink>& links)
                     "RoceSharedBufferMmu: BufferSize=" << m_bufferSize << " must be in bytes");
     m_nPorts = static_cast<uint32_t>(links.size());
     m_headroom.assign(m_nPorts, 0);
-    m_pgs.assign(m_nPorts * NUM_PGS, PgState());
+    m_pgs.assign(m_nPorts * ROCE_NUM_PRIORITIES, PgState());
     uint32_t nLossless = 0;
-    for (uint8_t pg = 0; pg < NUM_PGS; ++pg)
+    for (uint8_t pg = 0; pg < ROCE_NUM_PRIORITIES; ++pg)
     {
         nLossless += IsLossless(pg) ? 1 : 0;
     }
@@ -184,7 +180,7 @@ RoceSharedBufferMmu::Configure(const std::vector<PortLink>& links)
             m_headroom[p] = static_cast<uint64_t>((bitPs + psPerByte - 1) / psPerByte) +
                             2 * m_maxFrameSize.GetValue();
         }
-        reservedAll += NUM_PGS * m_reservedPerPg.GetValue();
+        reservedAll += ROCE_NUM_PRIORITIES * m_reservedPerPg.GetValue();
         headroomAll += nLossless * m_headroom[p];
     }
     uint64_t buffer = m_bufferSize.GetValue();
@@ -199,7 +195,8 @@ RoceSharedBufferMmu::Configure(const std::vector<PortLink>& links)
         m_poolSize.assign(m_nPorts, 0);
         for (uint32_t p = 0; p < m_nPorts; ++p)
         {
-            uint64_t need = NUM_PGS * m_reservedPerPg.GetValue() + nLossless * m_headroom[p];
+            uint64_t need =
+                ROCE_NUM_PRIORITIES * m_reservedPerPg.GetValue() + nLossless * m_headroom[p];
             NS_ABORT_MSG_IF(need >= share,
                             "RoceSharedBufferMmu: in Partitioned mode port "
                                 << p << " gets " << share << " B, less than the " << need
@@ -243,7 +240,7 @@ RoceSharedBufferMmu::GetThreshold(uint32_t port, uint8_t /* pg */) const
 RoceSharedBufferMmu::Admission
 RoceSharedBufferMmu::Admit(uint32_t port, uint8_t pg, uint32_t bytes)
 {
-    PgState& s = m_pgs[port * NUM_PGS + pg];
+    PgState& s = m_pgs[port * ROCE_NUM_PRIORITIES + pg];
     Admission a;
     if (s.reserved + bytes <= m_reservedPerPg.GetValue())
     {
@@ -291,7 +288,7 @@ RoceSharedBufferMmu::Admit(uint32_t port, uint8_t pg, uint32_t bytes)
 bool
 RoceSharedBufferMmu::Release(uint32_t port, uint8_t pg, uint32_t bytes)
 {
-    PgState& s = m_pgs[port * NUM_PGS + pg];
+    PgState& s = m_pgs[port * ROCE_NUM_PRIORITIES + pg];
     NS_ABORT_MSG_IF(s.reserved + s.shared + s.headroom < bytes,
                     "RoceSharedBufferMmu: port " << port << " PG " << +pg << " releases " << bytes
                                                  << " B but holds "
@@ -326,32 +323,32 @@ RoceSharedBufferMmu::GetHeadroom(uint32_t port) const
 uint64_t
 RoceSharedBufferMmu::GetPgBytes(uint32_t port, uint8_t pg) const
 {
-    const PgState& s = m_pgs.at(port * NUM_PGS + pg);
+    const PgState& s = m_pgs.at(port * ROCE_NUM_PRIORITIES + pg);
     return s.reserved + s.shared + s.headroom;
 }
 
 uint64_t
 RoceSharedBufferMmu::GetPgMaxBytes(uint32_t port, uint8_t pg) const
 {
-    return m_pgs.at(port * NUM_PGS + pg).maxBytes;
+    return m_pgs.at(port * ROCE_NUM_PRIORITIES + pg).maxBytes;
 }
 
 uint64_t
 RoceSharedBufferMmu::GetPgHeadroomBytes(uint32_t port, uint8_t pg) const
 {
-    return m_pgs.at(port * NUM_PGS + pg).headroom;
+    return m_pgs.at(port * ROCE_NUM_PRIORITIES + pg).headroom;
 }
 
 uint64_t
 RoceSharedBufferMmu::GetPgMaxHeadroomBytes(uint32_t port, uint8_t pg) const
 {
-    return m_pgs.at(port * NUM_PGS + pg).maxHeadroom;
+    return m_pgs.at(port * ROCE_NUM_PRIORITIES + pg).maxHeadroom;
 }
 
 bool
 RoceSharedBufferMmu::IsXoff(uint32_t port, uint8_t pg) const
 {
-    return m_pgs.at(port * NUM_PGS + pg).xoff;
+    return m_pgs.at(port * ROCE_NUM_PRIORITIES + pg).xoff;
 }
 
 uint64_t

@@ -8,6 +8,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/queue-size.h"
+#include "ns3/roce-frame.h"
 #include "ns3/traced-value.h"
 
 #include <cstdint>
@@ -78,7 +79,6 @@ class RoceSharedBufferMmu : public Object
         Time delay;    //!< one-way propagation delay
     };
 
-    static constexpr uint32_t NUM_PGS = 8; //!< priority groups per port (one per priority)
     static constexpr const char* DROP_HEADROOM =
         "headroom-overflow"; //!< lossless PG beyond headroom
     static constexpr const char* DROP_THRESHOLD = "shared-threshold"; //!< lossy PG over threshold
@@ -210,7 +210,7 @@ class RoceSharedBufferMmu : public Object
     bool m_configured{false};
     uint32_t m_nPorts{0};
     std::vector<uint64_t> m_headroom; //!< per port
-    std::vector<PgState> m_pgs;       //!< port * NUM_PGS + pg
+    std::vector<PgState> m_pgs;       //!< port * ROCE_NUM_PRIORITIES + pg
     std::vector<uint64_t> m_poolSize; //!< one pool, or one per port
     std::vector<uint64_t> m_poolUsed;
     TracedValue<uint64_t> m_sharedUsed; //!< all shared pools together

@@ -249,8 +249,8 @@ RoceSwitch::GetEcmpSeed() const
         {
             Ptr<Node> node = GetObject<Node>();
             uint64_t id = node ? node->GetId() : 0;
-            m_seed = RoceEcmpHash::Mix64((uint64_t(RngSeedManager::GetSeed()) << 40) ^
-                                         (RngSeedManager::GetRun() << 20) ^ id);
+            m_seed = RoceHash::Mix64((uint64_t(RngSeedManager::GetSeed()) << 40) ^
+                                     (RngSeedManager::GetRun() << 20) ^ id);
         }
         m_seedSet = true;
     }

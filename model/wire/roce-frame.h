@@ -13,6 +13,14 @@ namespace ns3
 
 /**
  * \ingroup rocev2
+ * The number of 802.1p priorities: PFC classes in a pause frame, PFC state per
+ * port, priority groups per switch port in the MMU, egress queues per port and
+ * NIC scheduling classes.
+ */
+static constexpr uint32_t ROCE_NUM_PRIORITIES = 8;
+
+/**
+ * \ingroup rocev2
  * \brief The fields of a frame that forwarding, scheduling and marking need,
  * read from its first bytes in one copy.
  *

@@ -32,7 +32,7 @@ void
 RocePfcHeader::Print(std::ostream& os) const
 {
     os << "PFC cev=0x" << std::hex << m_classEnable << std::dec;
-    for (uint8_t p = 0; p < NUM_PRIORITIES; ++p)
+    for (uint8_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
     {
         if (IsEnabled(p))
         {
@@ -75,7 +75,7 @@ RocePfcHeader::Deserialize(Buffer::Iterator start)
 void
 RocePfcHeader::SetPause(uint8_t priority, uint16_t quanta)
 {
-    NS_ABORT_MSG_IF(priority >= NUM_PRIORITIES,
+    NS_ABORT_MSG_IF(priority >= ROCE_NUM_PRIORITIES,
                     "RocePfcHeader: priority " << +priority << " out of range 0..7");
     m_classEnable |= (1u << priority);
     m_quanta[priority] = quanta;
@@ -90,13 +90,13 @@ RocePfcHeader::GetClassEnable() const
 bool
 RocePfcHeader::IsEnabled(uint8_t priority) const
 {
-    return priority < NUM_PRIORITIES && (m_classEnable & (1u << priority)) != 0;
+    return priority < ROCE_NUM_PRIORITIES && (m_classEnable & (1u << priority)) != 0;
 }
 
 uint16_t
 RocePfcHeader::GetQuanta(uint8_t priority) const
 {
-    return priority < NUM_PRIORITIES ? m_quanta[priority] : 0;
+    return priority < ROCE_NUM_PRIORITIES ? m_quanta[priority] : 0;
 }
 
 uint16_t

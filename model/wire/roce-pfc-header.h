@@ -4,6 +4,8 @@
 #ifndef ROCE_PFC_HEADER_H
 #define ROCE_PFC_HEADER_H
 
+#include "roce-frame.h"
+
 #include "ns3/header.h"
 
 #include <array>
@@ -26,7 +28,6 @@ class RocePfcHeader : public Header
   public:
     static constexpr uint16_t ETHERTYPE = 0x8808;     //!< MAC control EtherType
     static constexpr uint16_t OPCODE = 0x0101;        //!< PFC opcode
-    static constexpr uint32_t NUM_PRIORITIES = 8;     //!< classes in one frame
     static constexpr uint32_t BODY_SIZE = 20;         //!< opcode + vector + 8 quanta
     static constexpr uint32_t SIZE = 46;              //!< body plus padding to 60 B with L2 header
     static constexpr uint32_t BITS_PER_QUANTUM = 512; //!< one pause quantum
@@ -68,7 +69,7 @@ class RocePfcHeader : public Header
   private:
     uint16_t m_opcode{OPCODE};
     uint16_t m_classEnable{0};
-    std::array<uint16_t, NUM_PRIORITIES> m_quanta{};
+    std::array<uint16_t, ROCE_NUM_PRIORITIES> m_quanta{};
 };
 
 } // namespace ns3

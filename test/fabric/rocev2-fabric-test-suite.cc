@@ -316,7 +316,7 @@ CollectPfc(Ptr<Node> node)
         RocePfcNetDevice::PfcStats st = sw->GetPort(i)->GetPfcStats();
         s.pauseTx += st.pauseTx[g_prio];
         s.pauseRx += st.pauseRx[g_prio];
-        for (uint8_t p = 0; p < RocePfcNetDevice::NUM_PRIORITIES; ++p)
+        for (uint8_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
         {
             s.held = s.held || sw->GetPort(i)->IsXoff(p) || sw->GetPort(i)->IsPaused(p);
         }
