@@ -11,7 +11,6 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/roce-encap-header.h"
-#include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-spec-list.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -26,13 +25,11 @@ NS_LOG_COMPONENT_DEFINE("RoceEgressQueueDisc");
 NS_OBJECT_ENSURE_REGISTERED(RoceEgressQueueDisc);
 
 RoceSwitchItem::RoceSwitchItem(Ptr<Packet> p,
-                               RocePfcNetDevice* ingress,
                                uint16_t ingressIndex,
                                uint8_t priority,
                                bool ect,
                                bool intRequest)
     : QueueDiscItem(p, Address(), RoceFrame::ETHERTYPE_IPV4),
-      m_ingress(ingress),
       m_ingressIndex(ingressIndex),
       m_priority(priority),
       m_ect(ect),
@@ -310,10 +307,6 @@ RoceEgressQueueDisc::DoEnqueue(Ptr<QueueDiscItem> qdItem)
         DropBeforeEnqueue(item, a.reason);
         return false;
     }
-    if (a.sendXoff)
-    {
-        item->m_ingress->SetXoff(prio, true);
-    }
     if (m_markPoint == MARK_AT_ENQUEUE)
     {
         MaybeMark(item, m_bytes[prio]);
@@ -399,10 +392,7 @@ RoceEgressQueueDisc::DoDequeue()
         MaybeMark(item, m_bytes[q]);
     }
     m_bytes[q] -= size;
-    if (m_mmu->Release(item->m_ingressIndex, item->m_priority, size))
-    {
-        item->m_ingress->SetXoff(item->m_priority, false);
-    }
+    m_mmu->Release(item->m_ingressIndex, item->m_priority, size); // may call XON through the switch
     return item;
 }
 

@@ -17,30 +17,27 @@
 namespace ns3
 {
 
-class RocePfcNetDevice;
-
 /**
  * \ingroup rocev2
  * \brief A packet inside a switch: the frame plus what the switch learned
  * about it on ingress.
  *
  * It is the only per-packet object a switch allocates; it carries the
- * ingress port and priority group at which the MMU counts the packet, so
- * that its departure releases exactly what its arrival took.
+ * ingress port index and priority group at which the MMU counts the packet,
+ * so that its departure releases exactly what its arrival took. It holds no
+ * pointer to a port: PFC is the MMU's decision and the switch's action.
  */
 class RoceSwitchItem : public QueueDiscItem
 {
   public:
     /**
      * \param p the frame (Ethernet header included)
-     * \param ingress the port it arrived on
-     * \param ingressIndex that port's index on the switch
+     * \param ingressIndex the index on the switch of the port it arrived on
      * \param priority its priority (= ingress PG = egress queue)
      * \param ect the frame is ECN-capable
      * \param intRequest the frame asks for INT records
      */
     RoceSwitchItem(Ptr<Packet> p,
-                   RocePfcNetDevice* ingress,
                    uint16_t ingressIndex,
                    uint8_t priority,
                    bool ect,
@@ -50,11 +47,10 @@ class RoceSwitchItem : public QueueDiscItem
     /** \brief Set CE in the frame's IPv4 header. \return true if the frame was ECN-capable */
     bool Mark() override;
 
-    RocePfcNetDevice* m_ingress; //!< ingress port (PFC is sent there)
-    uint16_t m_ingressIndex;     //!< ingress port index (MMU accounting)
-    uint8_t m_priority;          //!< priority and PG
-    bool m_ect;                  //!< ECN-capable transport
-    bool m_intRequest;           //!< stamp an INT record at egress
+    uint16_t m_ingressIndex; //!< ingress port index (MMU accounting)
+    uint8_t m_priority;      //!< priority and PG
+    bool m_ect;              //!< ECN-capable transport
+    bool m_intRequest;       //!< stamp an INT record at egress
 };
 
 /**
@@ -63,9 +59,10 @@ class RoceSwitchItem : public QueueDiscItem
  * marking, and strict-priority or DWRR scheduling that skips paused classes.
  *
  * Admission is the shared buffer's decision: DoEnqueue asks the switch's
- * RoceSharedBufferMmu and drops (with the MMU's reason) what it refuses, and
- * sends XOFF on the ingress port when the MMU says so. DoDequeue releases the
- * packet from the MMU and sends XON when due.
+ * RoceSharedBufferMmu (Admit) and drops, with the MMU's reason, what it
+ * refuses; DoDequeue gives the bytes back (Release). The queue disc never
+ * touches a port: when a PG crosses into XOFF or back to XON, the MMU calls
+ * its switch's PFC callback, and the switch pauses the ingress port's peer.
  *
  * ECN marking is RED-like on the bytes queued in the packet's priority: no
  * mark below Kmin, probability rising linearly to Pmax at Kmax, always above

@@ -220,6 +220,19 @@ RoceSharedBufferMmu::IsConfigured() const
     return m_configured;
 }
 
+void
+RoceSharedBufferMmu::DoDispose()
+{
+    m_pfcCallback = PfcCallback();
+    Object::DoDispose();
+}
+
+void
+RoceSharedBufferMmu::SetPfcCallback(PfcCallback cb)
+{
+    m_pfcCallback = cb;
+}
+
 uint32_t
 RoceSharedBufferMmu::PoolIndex(uint32_t port) const
 {
@@ -282,6 +295,10 @@ RoceSharedBufferMmu::Admit(uint32_t port, uint8_t pg, uint32_t bytes)
     }
     m_totalBytes += bytes;
     s.maxBytes = std::max(s.maxBytes, s.reserved + s.shared + s.headroom);
+    if (a.sendXoff && !m_pfcCallback.IsNull())
+    {
+        m_pfcCallback(port, pg, true); // last: the packet is fully counted
+    }
     return a;
 }
 
@@ -309,6 +326,10 @@ RoceSharedBufferMmu::Release(uint32_t port, uint8_t pg, uint32_t bytes)
     if (s.shared == 0 || s.shared + m_xonOffset.GetValue() <= GetThreshold(port, pg))
     {
         s.xoff = false;
+        if (!m_pfcCallback.IsNull())
+        {
+            m_pfcCallback(port, pg, false);
+        }
         return true;
     }
     return false;

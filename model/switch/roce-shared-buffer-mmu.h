@@ -4,6 +4,7 @@
 #ifndef ROCE_SHARED_BUFFER_MMU_H
 #define ROCE_SHARED_BUFFER_MMU_H
 
+#include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -41,8 +42,13 @@ namespace ns3
  * does not fit. With
  * headroom as computed, a lossless PG never drops.
  *
- * The class holds no simulator state: the switch calls Admit() and Release()
- * and acts on their answers, which makes it testable on its own.
+ * The MMU decides and the switch acts: when a PG crosses into XOFF (in
+ * Admit) or back to XON (in Release), the MMU calls the PFC callback its
+ * switch gave it (SetPfcCallback) with the ingress port index, the PG and
+ * the new state, and the switch tells that port to send the PFC frame. The
+ * callback runs only on those transitions, never per packet. The class holds
+ * no simulator state and no pointer to a port or a switch, which makes it
+ * testable on its own.
  */
 class RoceSharedBufferMmu : public Object
 {
@@ -68,7 +74,7 @@ class RoceSharedBufferMmu : public Object
     {
         bool admitted{false};        //!< the packet may be buffered
         Pool pool{RESERVED};         //!< where it is counted
-        bool sendXoff{false};        //!< the PG just crossed its threshold: pause upstream
+        bool sendXoff{false};        //!< the PG just crossed into XOFF (the PFC callback ran)
         const char* reason{nullptr}; //!< why it was dropped
     };
 
@@ -83,6 +89,12 @@ class RoceSharedBufferMmu : public Object
         "headroom-overflow"; //!< lossless PG beyond headroom
     static constexpr const char* DROP_THRESHOLD = "shared-threshold"; //!< lossy PG over threshold
     static constexpr const char* DROP_BUFFER_FULL = "buffer-full";    //!< shared pool exhausted
+
+    /**
+     * What the MMU calls when a PG changes PFC state: (ingress port index,
+     * priority group, true for XOFF / false for XON).
+     */
+    typedef Callback<void, uint32_t, uint8_t, bool> PfcCallback;
 
     /**
      * \brief Get the type ID.
@@ -103,7 +115,18 @@ class RoceSharedBufferMmu : public Object
     bool IsConfigured() const;
 
     /**
-     * \brief Ask to buffer a packet.
+     * \brief Set what to call when a PG crosses into XOFF or back to XON.
+     *
+     * The owner (RoceSwitch) acts on it by sending PFC on the ingress port.
+     * Without a callback the decisions are only reported through the return
+     * values of Admit() and Release().
+     * \param cb the callback; a null callback removes it
+     */
+    void SetPfcCallback(PfcCallback cb);
+
+    /**
+     * \brief Ask to buffer a packet. If the packet puts its PG into XOFF, the
+     * PFC callback is called (port, pg, true) once the packet is counted.
      * \param port ingress port
      * \param pg ingress priority group
      * \param bytes packet size
@@ -175,6 +198,9 @@ class RoceSharedBufferMmu : public Object
     /** \return the dynamic-threshold factor */
     double GetAlpha() const;
 
+  protected:
+    void DoDispose() override;
+
   private:
     /** Counters of one (port, PG). */
     struct PgState
@@ -215,6 +241,7 @@ class RoceSharedBufferMmu : public Object
     std::vector<uint64_t> m_poolUsed;
     TracedValue<uint64_t> m_sharedUsed; //!< all shared pools together
     uint64_t m_totalBytes{0};
+    PfcCallback m_pfcCallback; //!< the owner's PFC action (XOFF/XON transitions only)
 };
 
 } // namespace ns3

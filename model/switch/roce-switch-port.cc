@@ -7,6 +7,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/pointer.h"
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-encap-header.h"
 #include "ns3/roce-icrc-trailer.h"
@@ -22,10 +23,17 @@ NS_OBJECT_ENSURE_REGISTERED(RoceSwitchPort);
 TypeId
 RoceSwitchPort::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RoceSwitchPort")
-                            .SetParent<RocePfcNetDevice>()
-                            .SetGroupName("Rocev2")
-                            .AddConstructor<RoceSwitchPort>();
+    static TypeId tid =
+        TypeId("ns3::RoceSwitchPort")
+            .SetParent<RocePfcNetDevice>()
+            .SetGroupName("Rocev2")
+            .AddConstructor<RoceSwitchPort>()
+            .AddAttribute("EgressQueueDisc",
+                          "The port's egress queue disc (per-priority queues, ECN marking, "
+                          "scheduling). The switch creates it when the port joins.",
+                          PointerValue(),
+                          MakePointerAccessor(&RoceSwitchPort::m_qdisc),
+                          MakePointerChecker<RoceEgressQueueDisc>());
     return tid;
 }
 

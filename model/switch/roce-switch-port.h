@@ -20,7 +20,9 @@ class RoceSwitch;
  *
  * Received frames go to the switch (ingress: MMU admission, forwarding);
  * the wire takes frames from the port's RoceEgressQueueDisc, which skips the
- * priorities the downstream device paused.
+ * priorities the downstream device paused. The queue disc is the Pointer
+ * attribute EgressQueueDisc, so
+ * /NodeList/N/DeviceList/D/$ns3::RoceSwitchPort/EgressQueueDisc/... reaches it.
  */
 class RoceSwitchPort : public RocePfcNetDevice
 {

@@ -9,6 +9,7 @@
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/object-vector.h"
 #include "ns3/pointer.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-channel.h"
@@ -47,6 +48,11 @@ RoceSwitch::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&RoceSwitch::m_mmu),
                           MakePointerChecker<RoceSharedBufferMmu>())
+            .AddAttribute("PortList",
+                          "The switch's ports (RoceSwitchPort), in port-index order.",
+                          ObjectVectorValue(),
+                          MakeObjectVectorAccessor(&RoceSwitch::m_ports),
+                          MakeObjectVectorChecker<RoceSwitchPort>())
             .AddTraceSource("Drop",
                             "A frame was dropped before reaching an egress queue (no route, "
                             "not IPv4).",
@@ -66,6 +72,10 @@ void
 RoceSwitch::DoDispose()
 {
     m_ports.clear();
+    if (m_mmu)
+    {
+        m_mmu->SetPfcCallback(RoceSharedBufferMmu::PfcCallback());
+    }
     m_mmu = nullptr;
     Object::DoDispose();
 }
@@ -136,12 +146,19 @@ RoceSwitch::Configure()
         links.push_back({port->GetDataRate(), ch ? ch->GetDelay() : Time(0)});
     }
     m_mmu->Configure(links);
+    m_mmu->SetPfcCallback(MakeCallback(&RoceSwitch::SendPfc, this));
     for (auto& port : m_ports)
     {
         port->GetQueueDisc()->Setup(m_mmu, port->GetDataRate());
         port->GetQueueDisc()->Initialize();
     }
     m_configured = true;
+}
+
+void
+RoceSwitch::SendPfc(uint32_t port, uint8_t pg, bool xoff)
+{
+    m_ports[port]->SetXoff(pg, xoff);
 }
 
 void
@@ -303,7 +320,6 @@ RoceSwitch::Receive(RoceSwitchPort* in, Ptr<Packet> p, const RoceFrame& frame)
     uint8_t prio = in->DscpToPriority(frame.dscp);
     bool ect = frame.ecn == 1 || frame.ecn == 2;
     m_ports[out]->Enqueue(Create<RoceSwitchItem>(p,
-                                                 in,
                                                  static_cast<uint16_t>(in->GetPortIndex()),
                                                  prio,
                                                  ect,

@@ -33,6 +33,15 @@ class Node;
  * 5-tuple (plus the destination QP with E-ECMP) and this switch's seed, and
  * enqueues the frame on that port's RoceEgressQueueDisc, which asks the
  * RoceSharedBufferMmu for admission. No header is rewritten.
+ *
+ * The MMU decides PFC and the switch acts on it: the switch gives the MMU a
+ * PFC callback, and when a (port, PG) crosses into XOFF or back to XON the
+ * switch has that port send the pause or resume frame.
+ *
+ * Config paths: the ports are the ObjectVector attribute PortList and the MMU
+ * the Pointer attribute Mmu, so e.g.
+ * /NodeList/N/$ns3::RoceSwitch/PortList/P/EgressQueueDisc/EcnKmin and
+ * /NodeList/N/$ns3::RoceSwitch/Mmu/Alpha reach them.
  */
 class RoceSwitch : public Object
 {
@@ -130,6 +139,14 @@ class RoceSwitch : public Object
     void DoInitialize() override;
 
   private:
+    /**
+     * \brief The MMU's PFC callback: have an ingress port pause or resume its peer.
+     * \param port the ingress port index
+     * \param pg the priority group
+     * \param xoff true to pause, false to resume
+     */
+    void SendPfc(uint32_t port, uint8_t pg, bool xoff);
+
     /**
      * \param dst destination address, host order
      * \return the ECMP group of the longest matching prefix, or -1

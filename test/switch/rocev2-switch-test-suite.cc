@@ -275,10 +275,7 @@ class EcnRedTestCase : public TestCase
         RngSeedManager::SetSeed(7);
         Ptr<RoceSharedBufferMmu> mmu = CreateObject<RoceSharedBufferMmu>();
         mmu->Configure({{DataRate("100Gbps"), MicroSeconds(1)}});
-        Ptr<RoceSwitchPort> ingress = CreateObject<RoceSwitchPort>();
-        auto item = [&ingress](bool ect) {
-            return Create<RoceSwitchItem>(Frame(1000), PeekPointer(ingress), 0, 3, ect);
-        };
+        auto item = [](bool ect) { return Create<RoceSwitchItem>(Frame(1000), 0, 3, ect); };
 
         // Enqueue marking at held queue lengths.
         Ptr<RoceEgressQueueDisc> q = MakeQueue("Enqueue", mmu);
@@ -363,7 +360,6 @@ class EcnRedTestCase : public TestCase
                                   "dequeue marks between Kmin and Kmax");
         NS_TEST_ASSERT_MSG_EQ(mmu->GetTotalBytes(), 0, "MMU drained");
         q->Dispose();
-        ingress->Dispose();
         Simulator::Destroy();
     }
 };
