@@ -132,7 +132,8 @@ main(int argc, char* argv[])
     }
     else
     {
-        roce.SetDcqcnPreset(preset, switches);
+        roce.SetDcqcnPreset(preset);
+        switches.SetEcnForDcqcnPreset(preset);
     }
     if (cc == "dctcp")
     {

@@ -180,7 +180,8 @@ main(int argc, char* argv[])
     RoceHelper roce;
     if (cc == "dcqcn")
     {
-        roce.SetDcqcnPreset(preset, switches);
+        roce.SetDcqcnPreset(preset);
+        switches.SetEcnForDcqcnPreset(preset);
     }
     else
     {

@@ -89,8 +89,7 @@ RoceDcqcnRpParams
 PresetParams(const std::string& preset)
 {
     RoceHelper roce;
-    RoceSwitchHelper switches;
-    roce.SetDcqcnPreset(preset, switches);
+    roce.SetDcqcnPreset(preset);
     Ptr<RoceCcDcqcn> cc = DynamicCast<RoceCcDcqcn>(roce.CreateCongestionControl());
     EXPECT_TRUE(cc);
     return cc->GetRpParams(DataRate(static_cast<uint64_t>(LINE)));
@@ -137,8 +136,10 @@ TEST(DcqcnPreset, ValuesMatchThePublishedSets)
 TEST(DcqcnPreset, UnknownNameIsFatal)
 {
     RoceHelper roce;
+    EXPECT_DEATH(roce.SetDcqcnPreset("paper-2016"),
+                 "unknown DCQCN preset 'paper-2016' \\(known: paper-2015, nvidia-cx, hpcc-sim\\)");
     RoceSwitchHelper switches;
-    EXPECT_DEATH(roce.SetDcqcnPreset("paper-2016", switches),
+    EXPECT_DEATH(switches.SetEcnForDcqcnPreset("paper-2016"),
                  "unknown DCQCN preset 'paper-2016' \\(known: paper-2015, nvidia-cx, hpcc-sim\\)");
 }
 

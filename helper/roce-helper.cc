@@ -176,33 +176,51 @@ RoceHelper::GetDcqcnPresetNames()
     return names;
 }
 
-void
-RoceHelper::SetDcqcnPreset(const std::string& preset, RoceSwitchHelper& switches)
+namespace
+{
+
+/** \param preset a preset name \return its entry; unknown names are fatal */
+const DcqcnPreset&
+FindDcqcnPreset(const std::string& preset)
 {
     for (const auto& p : DcqcnPresets())
     {
-        if (preset != p.name)
+        if (preset == p.name)
         {
-            continue;
+            return p;
         }
-        SetCongestionControl("dcqcn");
-        for (const auto& [name, value] : p.cc)
-        {
-            m_ccFactory.Set(name, StringValue(value));
-        }
-        for (const auto& [name, value] : p.ecn)
-        {
-            switches.SetQueueDiscAttribute(name, StringValue(value));
-        }
-        switches.SetQueueDiscAttribute("EcnEnabled", BooleanValue(true));
-        return;
     }
     std::string known;
-    for (const auto& name : GetDcqcnPresetNames())
+    for (const auto& name : RoceHelper::GetDcqcnPresetNames())
     {
         known += (known.empty() ? "" : ", ") + name;
     }
     NS_FATAL_ERROR("unknown DCQCN preset '" << preset << "' (known: " << known << ")");
+    return DcqcnPresets().front();
+}
+
+} // namespace
+
+void
+RoceHelper::SetDcqcnPreset(const std::string& preset)
+{
+    const DcqcnPreset& p = FindDcqcnPreset(preset);
+    SetCongestionControl("dcqcn");
+    for (const auto& [name, value] : p.cc)
+    {
+        m_ccFactory.Set(name, StringValue(value));
+    }
+}
+
+std::vector<std::pair<std::string, std::string>>
+RoceHelper::GetDcqcnPresetEcn(const std::string& preset)
+{
+    std::vector<std::pair<std::string, std::string>> ecn;
+    for (const auto& [name, value] : FindDcqcnPreset(preset).ecn)
+    {
+        ecn.emplace_back(name, value);
+    }
+    return ecn;
 }
 
 void

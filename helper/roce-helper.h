@@ -20,7 +20,6 @@ namespace ns3
 {
 
 class RocePfcNetDevice;
-class RoceSwitchHelper;
 
 /**
  * \ingroup rocev2
@@ -78,21 +77,31 @@ class RoceHelper : public PcapHelperForDevice
     void SetCongestionControlAttribute(std::string name, const AttributeValue& value);
 
     /**
-     * \brief Select DCQCN with a published parameter set and give the
-     * switches of a switch helper the ECN marking that goes with it.
+     * \brief Select DCQCN with a published parameter set for every NIC
+     * installed from now on.
      *
      * - paper-2015: Zhu et al. (SIGCOMM'15).
-     * - nvidia-cx: ConnectX firmware defaults, with the switch ECN of
-     *   NVIDIA's RoCE lossless mode (150 KB / 1500 KB).
+     * - nvidia-cx: ConnectX firmware defaults (their switch ECN is NVIDIA's
+     *   RoCE lossless mode, 150 KB / 1500 KB).
      * - hpcc-sim: the values of the HPCC paper's simulator, whose results
      *   this preset reproduces.
      *
-     * Call it before Install() on both helpers. The values are in
-     * doc/rocev2.rst.
+     * Each preset comes with the switch ECN marking it was published with;
+     * RoceSwitchHelper::SetEcnForDcqcnPreset(preset) gives it to the
+     * switches. Call both before Install(). The values are in doc/rocev2.rst.
      * \param preset the preset name; unknown names are fatal
-     * \param switches the switch helper to configure
      */
-    void SetDcqcnPreset(const std::string& preset, RoceSwitchHelper& switches);
+    void SetDcqcnPreset(const std::string& preset);
+
+    /**
+     * \brief The switch side of a DCQCN preset: the RoceEgressQueueDisc
+     * attributes (EcnKmin, EcnKmax, EcnPmax, EcnThresholdRate) it was
+     * published with. RoceSwitchHelper::SetEcnForDcqcnPreset applies them.
+     * \param preset the preset name; unknown names are fatal
+     * \return (attribute name, value) pairs
+     */
+    static std::vector<std::pair<std::string, std::string>> GetDcqcnPresetEcn(
+        const std::string& preset);
 
     /**
      * \return a congestion-control object configured as SetCongestionControl,

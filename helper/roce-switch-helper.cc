@@ -10,7 +10,9 @@
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/string.h"
 
 #include <deque>
 #include <map>
@@ -55,6 +57,16 @@ RoceSwitchHelper::SetEcnStepMarking(QueueSize k, DataRate atRate)
     m_qdiscFactory.Set("EcnKmax", QueueSizeValue(k));
     m_qdiscFactory.Set("EcnPmax", DoubleValue(1.0));
     m_qdiscFactory.Set("EcnThresholdRate", DataRateValue(atRate));
+}
+
+void
+RoceSwitchHelper::SetEcnForDcqcnPreset(const std::string& preset)
+{
+    for (const auto& [name, value] : RoceHelper::GetDcqcnPresetEcn(preset))
+    {
+        m_qdiscFactory.Set(name, StringValue(value));
+    }
+    m_qdiscFactory.Set("EcnEnabled", BooleanValue(true));
 }
 
 Ptr<RoceSwitch>

@@ -166,7 +166,8 @@ std::function<void(RoceHelper&, RoceSwitchHelper&)>
 Preset(const std::string& name)
 {
     return [name](RoceHelper& roce, RoceSwitchHelper& switches) {
-        roce.SetDcqcnPreset(name, switches);
+        roce.SetDcqcnPreset(name);
+        switches.SetEcnForDcqcnPreset(name);
     };
 }
 
@@ -197,7 +198,8 @@ class DcqcnNotificationPointTestCase : public TestCase
         sc.senders = 4;
         sc.size = 4000000;
         sc.configure = [interval, period](RoceHelper& roce, RoceSwitchHelper& switches) {
-            roce.SetDcqcnPreset("paper-2015", switches);
+            roce.SetDcqcnPreset("paper-2015");
+            switches.SetEcnForDcqcnPreset("paper-2015");
             roce.SetCongestionControlAttribute("CnpInterval", TimeValue(interval));
             roce.SetCongestionControlAttribute("RateDecreasePeriod", TimeValue(period));
         };
@@ -250,7 +252,8 @@ class DcqcnDecreaseCoalescingTestCase : public TestCase
         sc.senders = 4;
         sc.size = 4000000;
         sc.configure = [period](RoceHelper& roce, RoceSwitchHelper& switches) {
-            roce.SetDcqcnPreset("paper-2015", switches);
+            roce.SetDcqcnPreset("paper-2015");
+            switches.SetEcnForDcqcnPreset("paper-2015");
             roce.SetCongestionControlAttribute("CnpInterval", TimeValue(Time(0)));
             roce.SetCongestionControlAttribute("RateDecreasePeriod", TimeValue(period));
         };

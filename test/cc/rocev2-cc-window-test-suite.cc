@@ -456,7 +456,8 @@ class HpccVersusDcqcnTestCase : public TestCase
             });
         ConvergenceRun dcqcn =
             RunConvergence(senders, size, [](RoceHelper& roce, RoceSwitchHelper& switches) {
-                roce.SetDcqcnPreset("hpcc-sim", switches);
+                roce.SetDcqcnPreset("hpcc-sim");
+                switches.SetEcnForDcqcnPreset("hpcc-sim");
             });
         NS_TEST_ASSERT_MSG_EQ(hpcc.stats.drops, 0, "HPCC run dropped");
         NS_TEST_ASSERT_MSG_EQ(dcqcn.stats.drops, 0, "DCQCN run dropped");

@@ -82,7 +82,8 @@ class DcqcnCnpIntervalTestCase : public TestCase
         roce.SetDeviceAttribute("DataRate", StringValue(rate));
         roce.SetChannelAttribute("Delay", StringValue("1us"));
         roce.SetNicAttribute("PayloadMtu", UintegerValue(MTU));
-        roce.SetDcqcnPreset("paper-2015", switches);
+        roce.SetDcqcnPreset("paper-2015");
+        switches.SetEcnForDcqcnPreset("paper-2015");
         roce.SetCongestionControlAttribute("CnpInterval", TimeValue(m_interval));
         // Step marking above 20 KB (DCTCP-style), so that CE marks come in runs.
         switches.SetEcnStepMarking(QueueSize("20KB"), DataRate(0));
@@ -230,7 +231,8 @@ class DcqcnPresetTestCase : public TestCase
             RoceSwitchHelper switches;
             RoceHelper roce;
             roce.SetDeviceAttribute("DataRate", StringValue(rate));
-            roce.SetDcqcnPreset(s.name, switches);
+            roce.SetDcqcnPreset(s.name);
+            switches.SetEcnForDcqcnPreset(s.name);
             switches.Install(sw);
             Ptr<NetDevice> a = roce.Install(hosts.Get(0), sw.Get(0)).Get(0);
             Ptr<NetDevice> b = roce.Install(hosts.Get(1), sw.Get(0)).Get(0);

@@ -81,7 +81,8 @@ struct Fabric
                                  QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, buffer)));
         if (!preset.empty())
         {
-            roce.SetDcqcnPreset(preset, switches);
+            roce.SetDcqcnPreset(preset);
+            switches.SetEcnForDcqcnPreset(preset);
         }
         switches.Install(spine);
         switches.Install(leaves);
