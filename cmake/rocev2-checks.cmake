@@ -98,3 +98,35 @@ rocev2_add_victim_abort_check(victim-preset-cc "--dcqcn-preset=hpcc-sim needs --
   --cc=hpcc --dcqcn-preset=hpcc-sim)
 rocev2_add_victim_abort_check(victim-fabric-rate "--fabric-rate=fast is not a data rate" --fabric-rate=fast)
 rocev2_add_victim_abort_check(victim-warmup "--warmup=-5us is not a time" --warmup=-5us)
+
+# `./rocev2 run FILE.cc|FOLDER`: README.md's first simulation, copied into
+# scratch/, prints what README.md promises; a folder builds into one program,
+# is cached and recompiled file by file; compile errors fail the command with
+# the compiler's file:line on stderr. The runner builds the module, so these
+# checks never run at the same time as each other.
+set(_rocev2_run_opts)
+if(CMAKE_BUILD_TYPE STREQUAL "Debug")
+  set(_rocev2_run_opts --debug)
+endif()
+add_test(NAME check/run/first-simulation
+         COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-run.py first-simulation
+                 --cli ${_rocev2_root}/rocev2 ${_rocev2_run_opts}
+                 --readme ${_rocev2_root}/README.md
+                 --program ${_rocev2_root}/scratch/rocev2-first-simulation.cc
+         WORKING_DIRECTORY ${_rocev2_root})
+add_test(NAME check/run/programs
+         COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-run.py programs
+                 --cli ${_rocev2_root}/rocev2 ${_rocev2_run_opts}
+                 --work ${CMAKE_BINARY_DIR}/check-run
+         WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+set_tests_properties(check/run/first-simulation check/run/programs PROPERTIES
+                     RESOURCE_LOCK rocev2-build-folder)
+
+# doc/rocev2-attributes.rst is what build/bin/rocev2-attributes prints
+# (regenerate: ./rocev2 attributes --write).
+if(EXISTS ${_rocev2_root}/utils/rocev2-attributes.cc)
+  add_test(NAME check/attributes-doc
+           COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-attributes-doc.py
+                   --program ${CMAKE_BINARY_DIR}/bin/rocev2-attributes
+                   --doc ${_rocev2_root}/doc/rocev2-attributes.rst)
+endif()
