@@ -34,7 +34,13 @@ rocev2_add_abort_check(mtu-zero "PayloadMtu=0 out of range 256..9000" --mtu=0)
 rocev2_add_abort_check(mtu-too-large "PayloadMtu=9001 out of range 256..9000" --mtu=9001)
 rocev2_add_abort_check(error-rate "--error-rate=1.5 out of range 0..1" --error-rate=1.5)
 rocev2_add_abort_check(qps-zero "--qps must be at least 1" --qps=0)
-rocev2_add_abort_check(rate "Invalid value for attribute set (DataRate)" --rate=fast)
+rocev2_add_abort_check(rate "--rate=fast is not a data rate (e.g. 100Gbps)" --rate=fast)
+rocev2_add_abort_check(delay "--delay=-1us is not a time (e.g. 10us)" --delay=-1us)
+rocev2_add_abort_check(size-negative "--size=-5 is not a byte count (e.g. 1000000 or 1MB)"
+  --size=-5)
+rocev2_add_abort_check(rto-zero "--rto=0us must be positive" --rto=0us)
+rocev2_add_abort_check(rx-drain-rate "--rx-drain-rate=1 is not a data rate (e.g. 100Gbps)"
+  --rx-drain-rate=1)
 rocev2_add_abort_check(priority "Priority=9 out of range 0..7" --priority=9)
 rocev2_add_abort_check(remote-unknown "no NIC has address 10.9.9.9" --remote=10.9.9.9)
 
@@ -60,6 +66,36 @@ rocev2_add_incast_abort_check(dcqcn-min-rate
 rocev2_add_incast_abort_check(trace-interval "--trace-interval=10xs is not a time (e.g. 10us)"
   --trace-interval=10xs)
 rocev2_add_incast_abort_check(base-rtt "--base-rtt=0us must be positive" --base-rtt=0us)
+rocev2_add_incast_abort_check(rate-negative "--rate=-5Gbps is not a data rate (e.g. 100Gbps)"
+  --rate=-5Gbps)
+rocev2_add_incast_abort_check(rate-zero "--rate=0Gbps must be positive" --rate=0Gbps)
+rocev2_add_incast_abort_check(delay-no-unit "--delay=1 is not a time (e.g. 10us)" --delay=1)
+rocev2_add_incast_abort_check(size-garbage "--size=lots is not a byte count (e.g. 1000000 or 1MB)"
+  --size=lots)
+rocev2_add_incast_abort_check(size-fraction "--size=1.5 is not a whole number of bytes" --size=1.5)
+rocev2_add_incast_abort_check(size-zero "--size=0MB must be positive" --size=0MB)
+
+# A large incast warns on stderr before it runs: more than 1,000 senders, or
+# an estimated 1 GB (21 KB per host: 50,000 hosts are 1.05 GB); --quiet hides
+# the warning, --dry-run prints the estimate and stops.
+function(rocev2_add_incast_output_check name)
+  add_test(NAME check/incast/${name}
+           COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-output.py ${ARGN}
+           WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+  set_tests_properties(check/incast/${name} PROPERTIES SKIP_RETURN_CODE 77)
+endfunction()
+rocev2_add_incast_output_check(large-warning
+  --stderr "rocev2-incast: warning: a large run: 1002 hosts, 1001 data packets"
+  -- ${_rocev2_incast} --senders=1001 --size=1000 --buffer=64)
+rocev2_add_incast_output_check(large-quiet --no-stderr "warning"
+  -- ${_rocev2_incast} --senders=1001 --size=1000 --buffer=64 --quiet)
+rocev2_add_incast_output_check(not-large --no-stderr "warning"
+  -- ${_rocev2_incast} --senders=1000 --size=1000 --buffer=64)
+rocev2_add_incast_output_check(dry-run-senders
+  --stdout "rocev2-incast: dry run: 100001 hosts, 97700000 data packets" --stdout "(large)"
+  --no-stderr "warning" --timeout=20 -- ${_rocev2_incast} --senders=100000 --dry-run)
+rocev2_add_incast_output_check(dry-run-memory --stdout "(large)" --timeout=20
+  -- ${_rocev2_incast} --senders=1 --hosts=50000 --dry-run)
 
 # Wireshark decodes the example's pcaps: BTH/RETH/AETH of a WRITE and its ACKs
 # (several packets, and a single WRITE_ONLY), and PFC frames of a slow receiver.
@@ -98,3 +134,46 @@ rocev2_add_victim_abort_check(victim-preset-cc "--dcqcn-preset=hpcc-sim needs --
   --cc=hpcc --dcqcn-preset=hpcc-sim)
 rocev2_add_victim_abort_check(victim-fabric-rate "--fabric-rate=fast is not a data rate" --fabric-rate=fast)
 rocev2_add_victim_abort_check(victim-warmup "--warmup=-5us is not a time" --warmup=-5us)
+rocev2_add_victim_abort_check(victim-rate "--rate=-5Gbps is not a data rate (e.g. 100Gbps)"
+  --rate=-5Gbps)
+rocev2_add_victim_abort_check(victim-delay "--delay=1ms1 is not a time" --delay=1ms1)
+rocev2_add_victim_abort_check(victim-size "--victim-size=-1 is not a byte count" --victim-size=-1)
+
+# `./rocev2 run FILE.cc|FOLDER`: README.md's first simulation, copied into
+# scratch/, prints what README.md promises; a folder builds into one program,
+# is cached and recompiled file by file; compile errors fail the command with
+# the compiler's file:line on stderr. The runner builds the module, so these
+# checks never run at the same time as each other.
+set(_rocev2_run_opts)
+if(CMAKE_BUILD_TYPE STREQUAL "Debug")
+  set(_rocev2_run_opts --debug)
+endif()
+add_test(NAME check/run/first-simulation
+         COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-run.py first-simulation
+                 --cli ${_rocev2_root}/rocev2 ${_rocev2_run_opts}
+                 --readme ${_rocev2_root}/README.md
+                 --program ${_rocev2_root}/scratch/rocev2-first-simulation.cc
+         WORKING_DIRECTORY ${_rocev2_root})
+add_test(NAME check/run/programs
+         COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-run.py programs
+                 --cli ${_rocev2_root}/rocev2 ${_rocev2_run_opts}
+                 --work ${CMAKE_BINARY_DIR}/check-run
+         WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+set_tests_properties(check/run/first-simulation check/run/programs PROPERTIES
+                     RESOURCE_LOCK rocev2-build-folder)
+
+# doc/rocev2-attributes.rst is what build/bin/rocev2-attributes prints
+# (regenerate: ./rocev2 attributes --write).
+if(EXISTS ${_rocev2_root}/utils/rocev2-attributes.cc)
+  add_test(NAME check/attributes-doc
+           COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-attributes-doc.py
+                   --program ${CMAKE_BINARY_DIR}/bin/rocev2-attributes
+                   --doc ${_rocev2_root}/doc/rocev2-attributes.rst)
+endif()
+
+# `./rocev2 build` without ns-3's packages says to run `./rocev2 setup`
+# (a fake dpkg-query reports them missing), instead of CMake's
+# "ns3Config.cmake not found".
+add_test(NAME check/cli/build-needs-setup
+         COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-build-packages.py
+                 --cli ${_rocev2_root}/rocev2)

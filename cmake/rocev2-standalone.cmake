@@ -69,6 +69,8 @@ function(build_lib)
   set_target_properties(${_name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
   set(lib${_name} ${_name} PARENT_SCOPE)
   set(lib${_name} ${_name})
+  rocev2_write_user_program_flags(${_name})
+  rocev2_add_attributes_program(${_name})
 
   # ns-3 test runner: one ctest test per TestSuite found in the test sources.
   if(BLIB_TEST_SOURCES)
@@ -96,6 +98,63 @@ function(build_lib)
   endif()
   if(EXISTS ${CMAKE_SOURCE_DIR}/bench/CMakeLists.txt)
     add_subdirectory(${CMAKE_SOURCE_DIR}/bench ${CMAKE_BINARY_DIR}/bench-build)
+  endif()
+endfunction()
+
+# Compile and link flags for users' own programs (`./rocev2 run FILE.cc|FOLDER`),
+# the same as an example's: written at generate time into
+# build/rocev2-run/{cxx,compile.rsp,link.rsp}; the .rsp files are GCC response
+# files, one quoted argument per line. Programs link the module and the ns-3
+# modules of _rocev2_ns3_modules.
+function(rocev2_write_user_program_flags lib)
+  set(_dir ${CMAKE_BINARY_DIR}/rocev2-run)
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" _config)
+  separate_arguments(_flags UNIX_COMMAND "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${_config}}")
+  get_directory_property(_options DIRECTORY ${CMAKE_SOURCE_DIR} COMPILE_OPTIONS)
+  get_directory_property(_defs DIRECTORY ${CMAKE_SOURCE_DIR} COMPILE_DEFINITIONS)
+  set(_compile ${_flags} ${CMAKE_CXX17_STANDARD_COMPILE_OPTION} ${_options})
+  foreach(_d ${_defs})
+    list(APPEND _compile -D${_d})
+  endforeach()
+  list(APPEND _compile -I${ROCEV2_INCLUDE_DIR})
+  set(_link -Wl,-rpath,${CMAKE_BINARY_DIR}/lib "$<TARGET_LINKER_FILE:${lib}>")
+  set(_system_dirs)
+  foreach(_mod ${_rocev2_ns3_modules})
+    get_target_property(_inc ns3::lib${_mod} INTERFACE_INCLUDE_DIRECTORIES)
+    if(_inc)
+      list(APPEND _system_dirs ${_inc})
+    endif()
+    list(APPEND _link "$<TARGET_LINKER_FILE:ns3::lib${_mod}>")
+  endforeach()
+  list(REMOVE_DUPLICATES _system_dirs)
+  # As CMake does: never name the compiler's own include folders (an
+  # -isystem /usr/include breaks libstdc++'s #include_next).
+  foreach(_inc ${_system_dirs})
+    if(NOT _inc IN_LIST CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+      list(APPEND _compile -isystem ${_inc})
+    endif()
+  endforeach()
+  foreach(_kind compile link)
+    set(_text "")
+    foreach(_arg ${_${_kind}})
+      string(REPLACE "\\" "\\\\" _arg "${_arg}")
+      string(REPLACE "\"" "\\\"" _arg "${_arg}")
+      string(APPEND _text "\"${_arg}\"\n")
+    endforeach()
+    file(GENERATE OUTPUT ${_dir}/${_kind}.rsp CONTENT "${_text}")
+  endforeach()
+  file(GENERATE OUTPUT ${_dir}/cxx CONTENT "${CMAKE_CXX_COMPILER}\n")
+endfunction()
+
+# build/bin/rocev2-attributes: prints the attributes and trace sources of every
+# TypeId of the module as reStructuredText (./rocev2 attributes). Standalone only.
+function(rocev2_add_attributes_program lib)
+  set(_src ${CMAKE_SOURCE_DIR}/utils/rocev2-attributes.cc)
+  if(EXISTS ${_src})
+    add_executable(rocev2-attributes ${_src})
+    target_link_libraries(rocev2-attributes PRIVATE ${lib} ${libcore})
+    set_target_properties(rocev2-attributes PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                                                       ${CMAKE_BINARY_DIR}/bin)
   endif()
 endfunction()
 

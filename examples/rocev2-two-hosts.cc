@@ -11,6 +11,8 @@
  * Prints a summary, optionally writes JSON with goodput_gbps, bytes_delivered,
  * retransmits, timeouts and fct_us, and exits 1 if any byte is missing.
  */
+#include "rocev2-example-args.h"
+
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/rocev2-module.h"
@@ -20,6 +22,7 @@
 #include <iostream>
 
 using namespace ns3;
+using namespace ns3::RoceExampleArgs;
 
 int
 main(int argc, char* argv[])
@@ -27,7 +30,7 @@ main(int argc, char* argv[])
     std::string rate = "100Gbps";
     std::string delay = "1us";
     uint32_t mtu = 1024;
-    uint64_t size = 10000000;
+    std::string sizeText = "10000000";
     uint32_t qps = 1;
     double errorRate = 0;
     std::string rto = "100us";
@@ -41,7 +44,7 @@ main(int argc, char* argv[])
     cmd.AddValue("rate", "Link rate", rate);
     cmd.AddValue("delay", "Link propagation delay", delay);
     cmd.AddValue("mtu", "RoCE payload MTU in bytes (256..9000)", mtu);
-    cmd.AddValue("size", "Bytes to WRITE", size);
+    cmd.AddValue("size", "Bytes to WRITE (e.g. 10000000, 10MB)", sizeText);
     cmd.AddValue("qps", "Queue pairs the message is split over", qps);
     cmd.AddValue("error-rate",
                  "Per-packet loss probability on the link (both directions)",
@@ -60,17 +63,22 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     NS_ABORT_MSG_IF(qps == 0, "--qps must be at least 1");
+    const uint64_t size = ParseBytes("size", sizeText);
+    const DataRate linkRate = ParseRate("rate", rate);
+    const Time linkDelay = ParseTime("delay", delay);
+    const Time retransmitTimeout = ParsePositiveTime("rto", rto);
+    const DataRate rxDrainRate = ParseRateOrZero("rx-drain-rate", drainRate);
     NS_ABORT_MSG_IF(errorRate < 0 || errorRate > 1,
                     "--error-rate=" << errorRate << " out of range 0..1");
 
     NodeContainer hosts(2);
     RoceHelper roce;
-    roce.SetDeviceAttribute("DataRate", StringValue(rate));
+    roce.SetDeviceAttribute("DataRate", DataRateValue(linkRate));
     roce.SetNicAttribute("PayloadMtu", UintegerValue(mtu));
-    roce.SetChannelAttribute("Delay", StringValue(delay));
-    roce.SetQpAttribute("RetransmitTimeout", StringValue(rto));
+    roce.SetChannelAttribute("Delay", TimeValue(linkDelay));
+    roce.SetQpAttribute("RetransmitTimeout", TimeValue(retransmitTimeout));
     roce.SetQpAttribute("Priority", UintegerValue(priority));
-    roce.SetNicAttribute("RxDrainRate", StringValue(drainRate));
+    roce.SetNicAttribute("RxDrainRate", DataRateValue(rxDrainRate));
     NetDeviceContainer nics = roce.Install(hosts.Get(0), hosts.Get(1));
     if (errorRate > 0)
     {

@@ -33,6 +33,8 @@
  * received. The program exits 1 if a byte is missing, a lossless class
  * dropped, a pause is still held at the end, or a buffer did not drain.
  */
+#include "rocev2-example-args.h"
+
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/rocev2-module.h"
@@ -40,9 +42,9 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <regex>
 
 using namespace ns3;
+using namespace ns3::RoceExampleArgs;
 
 /// PFC counters of one switch, all ports and priorities.
 struct SwitchPfc
@@ -80,43 +82,13 @@ CollectPfc(Ptr<Node> node, const std::string& name)
     return s;
 }
 
-/**
- * \param flag the option's name \param text its value, e.g. "400Gbps"
- * \return the rate; exits with a message naming the option unless it is one
- */
-static DataRate
-ParseRate(const std::string& flag, const std::string& text)
-{
-    static const std::regex form(
-        R"(\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*[kKMGT]?i?(bps|b/s|Bps|B/s)\s*)");
-    NS_ABORT_MSG_IF(!std::regex_match(text, form),
-                    "--" << flag << "=" << text << " is not a data rate (e.g. 400Gbps)");
-    DataRate r(text);
-    NS_ABORT_MSG_IF(r.GetBitRate() == 0, "--" << flag << "=" << text << " must be positive");
-    return r;
-}
-
-/**
- * \param flag the option's name \param text its value, e.g. "500us"
- * \return the time; exits with a message naming the option unless it is one
- */
-static Time
-ParseTime(const std::string& flag, const std::string& text)
-{
-    static const std::regex form(
-        R"(\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*(s|ms|us|ns|ps|fs|min|h|d|y)\s*)");
-    NS_ABORT_MSG_IF(!std::regex_match(text, form),
-                    "--" << flag << "=" << text << " is not a time (e.g. 500us)");
-    return Time(text);
-}
-
 int
 main(int argc, char* argv[])
 {
     uint32_t senders = 1;
     uint32_t localSenders = 2;
-    uint64_t size = 4000000;
-    uint64_t victimSize = 40000000;
+    std::string sizeText = "4000000";
+    std::string victimSizeText = "40000000";
     std::string rate = "100Gbps";
     std::string fabricRate = "400Gbps";
     std::string delay = "1us";
@@ -133,8 +105,10 @@ main(int argc, char* argv[])
                  "Incast senders on the victim's leaf 2 (at least 1: the victim shares its "
                  "uplink with them)",
                  localSenders);
-    cmd.AddValue("size", "Bytes each incast sender WRITEs", size);
-    cmd.AddValue("victim-size", "Bytes the victim WRITEs (it must outlast the incast)", victimSize);
+    cmd.AddValue("size", "Bytes each incast sender WRITEs (e.g. 4000000, 4MB)", sizeText);
+    cmd.AddValue("victim-size",
+                 "Bytes the victim WRITEs (it must outlast the incast)",
+                 victimSizeText);
     cmd.AddValue("rate", "Rate of the host links", rate);
     cmd.AddValue("fabric-rate", "Rate of the leaf-spine links", fabricRate);
     cmd.AddValue("delay", "Propagation delay of every link", delay);
@@ -154,7 +128,8 @@ main(int argc, char* argv[])
                     "--victim-leaf-senders must be at least 1 (the victim must share its uplink "
                     "with the incast)");
     NS_ABORT_MSG_IF(!(bufferMb > 0), "--buffer=" << bufferMb << " must be > 0 MB");
-    NS_ABORT_MSG_IF(size == 0 || victimSize == 0, "--size and --victim-size must be positive");
+    const uint64_t size = ParseBytes("size", sizeText);
+    const uint64_t victimSize = ParseBytes("victim-size", victimSizeText);
     if (!preset.empty())
     {
         NS_ABORT_MSG_IF(cc != "none" && cc != "dcqcn",

@@ -1,0 +1,120 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Command-line values of the rocev2 examples: rates, times and byte counts
+ * are read as strings and checked here, so that a bad value exits with a
+ * message that names the flag ("--rate=-5Gbps is not a data rate (e.g.
+ * 100Gbps)") instead of ns-3's generic "Invalid value for attribute set", or
+ * a silently wrapped-around unsigned number.
+ */
+#ifndef ROCEV2_EXAMPLE_ARGS_H
+#define ROCEV2_EXAMPLE_ARGS_H
+
+#include "ns3/abort.h"
+#include "ns3/attribute.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <regex>
+#include <string>
+
+namespace ns3
+{
+namespace RoceExampleArgs
+{
+
+/**
+ * \param flag the option's name, without "--" \param text its value, e.g. "100Gbps"
+ * \return the rate, which may be 0; exits with a message naming the option
+ *         unless text is a data rate with a unit and no sign
+ */
+inline DataRate
+ParseRateOrZero(const std::string& flag, const std::string& text)
+{
+    static const std::regex form(R"(\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*[A-Za-z/]+\s*)");
+    DataRateValue value;
+    NS_ABORT_MSG_IF(!std::regex_match(text, form) ||
+                        !value.DeserializeFromString(text, MakeDataRateChecker()),
+                    "--" << flag << "=" << text << " is not a data rate (e.g. 100Gbps)");
+    return value.Get();
+}
+
+/**
+ * \param flag the option's name, without "--" \param text its value, e.g. "100Gbps"
+ * \return the rate; exits with a message naming the option unless it is a
+ *         data rate above 0
+ */
+inline DataRate
+ParseRate(const std::string& flag, const std::string& text)
+{
+    DataRate rate = ParseRateOrZero(flag, text);
+    NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "--" << flag << "=" << text << " must be positive");
+    return rate;
+}
+
+/**
+ * \param flag the option's name, without "--" \param text its value, e.g. "10us"
+ * \return the time, which may be 0; exits with a message naming the option
+ *         unless text is a time with a unit and no sign
+ */
+inline Time
+ParseTime(const std::string& flag, const std::string& text)
+{
+    static const std::regex form(
+        R"(\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*(s|ms|us|ns|ps|fs|min|h|d|y)\s*)");
+    NS_ABORT_MSG_IF(!std::regex_match(text, form),
+                    "--" << flag << "=" << text << " is not a time (e.g. 10us)");
+    return Time(text);
+}
+
+/**
+ * \param flag the option's name, without "--" \param text its value, e.g. "10us"
+ * \return the time; exits with a message naming the option unless it is a
+ *         time above 0
+ */
+inline Time
+ParsePositiveTime(const std::string& flag, const std::string& text)
+{
+    Time t = ParseTime(flag, text);
+    NS_ABORT_MSG_IF(!t.IsStrictlyPositive(), "--" << flag << "=" << text << " must be positive");
+    return t;
+}
+
+/**
+ * \param flag the option's name, without "--"
+ * \param text its value: a whole number of bytes, optionally in scientific
+ *        notation or with a unit: "1000000", "1e6", "1MB" (SI), "4MiB"
+ * \return the byte count; exits with a message naming the option unless it is
+ *         a whole number of bytes above 0 (and below 2^63)
+ */
+inline uint64_t
+ParseBytes(const std::string& flag, const std::string& text)
+{
+    static const std::regex form(
+        R"(\s*([0-9]*\.?[0-9]+(?:[eE]\+?[0-9]{1,2})?)\s*(B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)?\s*)");
+    std::smatch m;
+    NS_ABORT_MSG_IF(!std::regex_match(text, m, form),
+                    "--" << flag << "=" << text << " is not a byte count (e.g. 1000000 or 1MB)");
+    const std::string unit = m[2].str();
+    long double scale = 1;
+    if (!unit.empty() && unit != "B")
+    {
+        const bool binary = unit.size() == 3;
+        const std::string prefixes = "KMGT";
+        const auto power = prefixes.find(static_cast<char>(std::toupper(unit[0]))) + 1;
+        scale = std::pow(binary ? 1024.0L : 1000.0L, static_cast<long double>(power));
+    }
+    const long double bytes = std::stold(m[1].str()) * scale;
+    NS_ABORT_MSG_IF(bytes != std::floor(bytes) || bytes >= 9.2e18L,
+                    "--" << flag << "=" << text << " is not a whole number of bytes below 2^63");
+    NS_ABORT_MSG_IF(bytes == 0, "--" << flag << "=" << text << " must be positive");
+    return static_cast<uint64_t>(bytes);
+}
+
+} // namespace RoceExampleArgs
+} // namespace ns3
+
+#endif // ROCEV2_EXAMPLE_ARGS_H

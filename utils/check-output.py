@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Check a program's exit status and what it prints on stdout and stderr.
+
+    check-output.py [--status N] [--stdout TEXT]... [--stderr TEXT]...
+                    [--no-stderr TEXT]... -- PROGRAM [ARGS...]
+
+Passes when PROGRAM exits with status N (default 0), its stdout contains every
+--stdout TEXT, its stderr every --stderr TEXT and no --no-stderr TEXT (plain
+strings, not regular expressions). A program that does not know one of its
+flags is reported as skipped (exit 77), as in check-abort.py.
+"""
+
+import argparse
+import subprocess
+import sys
+
+SKIP = 77
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--status", type=int, default=0)
+    parser.add_argument("--stdout", action="append", default=[])
+    parser.add_argument("--stderr", action="append", default=[])
+    parser.add_argument("--no-stderr", action="append", default=[])
+    parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    cmd = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not cmd:
+        parser.error("no program given")
+
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        print("check-output: FAIL: %s did not end within %g s" % (" ".join(cmd), args.timeout))
+        return 1
+    if "Invalid command-line argument" in proc.stdout + proc.stderr:
+        print("check-output: SKIPPED: %s does not accept one of its flags" % " ".join(cmd))
+        return SKIP
+    problems = []
+    if proc.returncode != args.status:
+        problems.append("exit status %d, expected %d" % (proc.returncode, args.status))
+    problems += ["stdout lacks '%s'" % t for t in args.stdout if t not in proc.stdout]
+    problems += ["stderr lacks '%s'" % t for t in args.stderr if t not in proc.stderr]
+    problems += ["stderr has '%s'" % t for t in args.no_stderr if t in proc.stderr]
+    if problems:
+        print("check-output: FAIL: %s: %s" % (" ".join(cmd), "; ".join(problems)))
+        sys.stdout.write("--- stdout:\n" + proc.stdout[-2000:] + "--- stderr:\n" +
+                         proc.stderr[-2000:])
+        return 1
+    print("check-output: OK: %s" % " ".join(cmd))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
