@@ -118,6 +118,28 @@ RoceCongestionOps::GetWindow() const
     return m_window;
 }
 
+void
+RoceCongestionOps::SetRateRaisedCallback(Callback<void> cb)
+{
+    m_rateRaised = cb;
+}
+
+void
+RoceCongestionOps::NotifyRateRaised()
+{
+    if (!m_rateRaised.IsNull())
+    {
+        m_rateRaised();
+    }
+}
+
+void
+RoceCongestionOps::DoDispose()
+{
+    m_rateRaised = Callback<void>();
+    Object::DoDispose();
+}
+
 DataRate
 RoceCongestionOps::GetLineRate() const
 {

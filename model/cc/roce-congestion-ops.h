@@ -4,6 +4,7 @@
 #ifndef ROCE_CONGESTION_OPS_H
 #define ROCE_CONGESTION_OPS_H
 
+#include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -122,6 +123,16 @@ class RoceCongestionOps : public Object
     double GetRate() const;
 
     /**
+     * \brief Set what to call when the algorithm raises its rate on its own
+     * (a timer), outside any hook of the queue pair. The queue pair uses it to
+     * send a packet that waits for its pacing time earlier. Rises inside a
+     * hook (OnAck, ...) need no call: the queue pair looks at the rate after
+     * the hook returns.
+     * \param cb the callback
+     */
+    void SetRateRaisedCallback(Callback<void> cb);
+
+    /**
      * \return the congestion window in payload bytes, or 0 when the algorithm
      * has none; the QP sends while (packets in flight + 1) x payload MTU fits
      * in it, and always allows one packet in flight
@@ -149,6 +160,11 @@ class RoceCongestionOps : public Object
     Time GetBaseRtt() const;
 
   protected:
+    void DoDispose() override;
+
+    /** \brief Tell the queue pair that a timer raised the rate. */
+    void NotifyRateRaised();
+
     /**
      * \brief Stop with a message naming the algorithm, the attribute and its
      * value if the rate exceeds the line rate (Init() has set it), or if it
@@ -173,6 +189,7 @@ class RoceCongestionOps : public Object
     Time m_minRtt;                  //!< smallest RTT sample
     Time m_baseRtt;                 //!< BaseRtt attribute (0 = use m_minRtt)
     RoceCcContext m_ctx;            //!< what Init() was told
+    Callback<void> m_rateRaised;    //!< see SetRateRaisedCallback()
 };
 
 /**

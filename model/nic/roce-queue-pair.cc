@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
+#include "ns3/pointer.h"
 #include "ns3/roce-aeth-header.h"
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-hash.h"
@@ -86,6 +87,13 @@ RoceQueuePair::GetTypeId()
                           UintegerValue(0x1234),
                           MakeUintegerAccessor(&RoceQueuePair::m_rkey),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("CongestionControl",
+                          "This queue pair's congestion control: its own fork of the NIC's "
+                          "prototype, created when the QP connects (null before).",
+                          TypeId::ATTR_GET,
+                          PointerValue(),
+                          MakePointerAccessor(&RoceQueuePair::GetCongestionControl),
+                          MakePointerChecker<RoceCongestionOps>())
             .AddTraceSource("MessageComplete",
                             "A posted message completed (or failed).",
                             MakeTraceSourceAccessor(&RoceQueuePair::m_completeTrace),
@@ -163,6 +171,14 @@ RoceQueuePair::Connect(Ptr<RoceNetDevice> nic,
     ctx.mtu = m_mtu;
     ctx.wireOverhead = RoceNetDevice::DATA_WIRE_OVERHEAD;
     m_cc->Init(ctx);
+    m_cc->SetRateRaisedCallback(MakeCallback(&RoceQueuePair::RateRaised, this));
+}
+
+void
+RoceQueuePair::SetQpn(uint32_t qpn)
+{
+    NS_ABORT_MSG_IF(m_state != RESET, "RoceQueuePair: the QP number cannot change once connected");
+    m_qpn = qpn;
 }
 
 uint64_t
@@ -390,6 +406,8 @@ RoceQueuePair::BuildNextPacket()
     {
         m_nextSendTime = now;
     }
+    m_lastSendTime = now;
+    m_lastWireBytes = wire;
     ++m_stats.dataPacketsSent;
     m_stats.payloadBytesSent += payload;
     if (seq < m_sndMax)
@@ -449,6 +467,35 @@ RoceQueuePair::RtoExpired()
     m_cc->OnTimeout();
     GoBack(m_sndUna);
     ArmRto();
+}
+
+bool
+RoceQueuePair::ApplyRateRise()
+{
+    Time now = Simulator::Now();
+    if (m_nextSendTime <= now)
+    {
+        return false; // not waiting for its pacing time
+    }
+    double rate = m_cc->GetRate();
+    double lineRate = static_cast<double>(m_nic->GetDataRate().GetBitRate());
+    Time t =
+        rate < lineRate ? m_lastSendTime + Seconds(m_lastWireBytes * 8.0 / rate) : m_lastSendTime;
+    if (t >= m_nextSendTime)
+    {
+        return false;
+    }
+    m_nextSendTime = std::max(t, now);
+    return true;
+}
+
+void
+RoceQueuePair::RateRaised()
+{
+    if (m_state == RTS && ApplyRateRise())
+    {
+        m_nic->NotifyQpReady(this);
+    }
 }
 
 void
@@ -538,6 +585,7 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntR
         m_cc->RecordRtt(ev.rtt);
     }
     m_cc->OnAck(ev);
+    ApplyRateRise(); // the caller notifies the NIC
     if (m_sndMax > m_sndUna)
     {
         ArmRto();
@@ -567,13 +615,17 @@ RoceQueuePair::ReceiveAck(const RoceBthHeader& bth,
             return;
         }
         // A NAK names the PSN the receiver expects: everything before it arrived.
-        AckUpTo(seq, bth.GetBecn(), &ints);
+        bool progress = AckUpTo(seq, bth.GetBecn(), &ints);
         if (seq >= m_sndUna && seq < m_sndNxt)
         {
             uint64_t resent = m_sndMax - seq;
             m_retransmitTrace(RocePsn::ToWire(seq), static_cast<uint32_t>(resent));
             m_cc->OnNak();
             GoBack(seq);
+        }
+        else if (progress)
+        {
+            m_nic->NotifyQpReady(this); // it acknowledged data: the window may have opened
         }
         return;
     }

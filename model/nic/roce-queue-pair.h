@@ -188,6 +188,12 @@ class RoceQueuePair : public Object
                  uint32_t remoteInitialPsn,
                  Ptr<RoceCongestionOps> cc);
 
+    /**
+     * \brief Set the QP number; RoceNetDevice::AddQp calls this.
+     * \param qpn the local QP number (its slot on the NIC + FIRST_QPN)
+     */
+    void SetQpn(uint32_t qpn);
+
     /** \return the PSN of this QP's first packet (InitialPsn attribute) */
     uint32_t GetInitialPsn() const;
 
@@ -230,9 +236,6 @@ class RoceQueuePair : public Object
     /** \brief A CNP for this QP arrived. */
     void ReceiveCnp();
 
-    /** \brief True while the NIC keeps this QP in its scheduling list. */
-    bool m_scheduled{false};
-
   protected:
     void DoDispose() override;
 
@@ -273,6 +276,16 @@ class RoceQueuePair : public Object
      * \return true if it acknowledged new data
      */
     bool AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntRecord>* ints);
+    /**
+     * \brief The congestion control's rate may have risen since the last
+     * packet: bring the pacing time forward to last send + its wire bits /
+     * the new rate, if that is earlier. A fall never delays a packet already
+     * due at a given time; it paces the packets after it.
+     * \return true if the pacing time moved earlier
+     */
+    bool ApplyRateRise();
+    /** \brief The congestion control raised its rate on its own (a timer). */
+    void RateRaised();
     /** \brief Restart sending from sndUna (go-back-N). */
     void GoBack(uint64_t seq);
     /** \brief Make sure the retransmission timer runs while data is outstanding. */
@@ -315,6 +328,8 @@ class RoceQueuePair : public Object
     uint64_t m_sndMax{0}; //!< highest sent + 1
     uint64_t m_sndEnd{0}; //!< next to be assigned to a message
     Time m_nextSendTime{0};
+    Time m_lastSendTime{0};      //!< when the last data packet was built
+    uint32_t m_lastWireBytes{0}; //!< its bytes on the wire
     EventId m_rtoEvent;
     Time m_rtoDeadline;
     uint32_t m_retries{0};
