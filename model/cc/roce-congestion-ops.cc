@@ -119,24 +119,24 @@ RoceCongestionOps::GetWindow() const
 }
 
 void
-RoceCongestionOps::SetRateRaisedCallback(Callback<void> cb)
+RoceCongestionOps::SetRateListener(RoceCcRateListener* listener)
 {
-    m_rateRaised = cb;
+    m_rateListener = listener;
 }
 
 void
 RoceCongestionOps::NotifyRateRaised()
 {
-    if (!m_rateRaised.IsNull())
+    if (m_rateListener)
     {
-        m_rateRaised();
+        m_rateListener->RateRaised();
     }
 }
 
 void
 RoceCongestionOps::DoDispose()
 {
-    m_rateRaised = Callback<void>();
+    m_rateListener = nullptr;
     Object::DoDispose();
 }
 

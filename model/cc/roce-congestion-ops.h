@@ -4,7 +4,6 @@
 #ifndef ROCE_CONGESTION_OPS_H
 #define ROCE_CONGESTION_OPS_H
 
-#include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -42,6 +41,21 @@ struct RoceAckEvent
     bool ecnEcho{false};    //!< the receiver saw CE since its previous ACK (BTH BECN)
     Time rtt{0};            //!< an RTT sample, or zero when this ACK carries none
     const std::vector<RoceIntRecord>* intRecords{nullptr}; //!< INT echoed by the ACK, hop order
+};
+
+/**
+ * \ingroup rocev2
+ * \brief Who hears that a congestion control raised its rate on its own (a
+ * timer): the queue pair, which may then send a packet that waits for its
+ * pacing time earlier. A plain interface rather than a Callback, so that an
+ * idle queue pair pays one pointer for it.
+ */
+class RoceCcRateListener
+{
+  public:
+    virtual ~RoceCcRateListener() = default;
+    /** \brief The rate rose outside any hook the queue pair called. */
+    virtual void RateRaised() = 0;
 };
 
 /**
@@ -128,9 +142,9 @@ class RoceCongestionOps : public Object
      * send a packet that waits for its pacing time earlier. Rises inside a
      * hook (OnAck, ...) need no call: the queue pair looks at the rate after
      * the hook returns.
-     * \param cb the callback
+     * \param listener the listener (the queue pair), or nullptr
      */
-    void SetRateRaisedCallback(Callback<void> cb);
+    void SetRateListener(RoceCcRateListener* listener);
 
     /**
      * \return the congestion window in payload bytes, or 0 when the algorithm
@@ -183,13 +197,13 @@ class RoceCongestionOps : public Object
      */
     double ClampRate(double rate, double minRate) const;
 
-    TracedValue<double> m_rate;     //!< sending rate, bit/s
-    TracedValue<uint64_t> m_window; //!< window in payload bytes, 0 = none
-    TracedValue<Time> m_rtt;        //!< latest RTT sample
-    Time m_minRtt;                  //!< smallest RTT sample
-    Time m_baseRtt;                 //!< BaseRtt attribute (0 = use m_minRtt)
-    RoceCcContext m_ctx;            //!< what Init() was told
-    Callback<void> m_rateRaised;    //!< see SetRateRaisedCallback()
+    TracedValue<double> m_rate;                  //!< sending rate, bit/s
+    TracedValue<uint64_t> m_window;              //!< window in payload bytes, 0 = none
+    TracedValue<Time> m_rtt;                     //!< latest RTT sample
+    Time m_minRtt;                               //!< smallest RTT sample
+    Time m_baseRtt;                              //!< BaseRtt attribute (0 = use m_minRtt)
+    RoceCcContext m_ctx;                         //!< what Init() was told
+    RoceCcRateListener* m_rateListener{nullptr}; //!< see SetRateListener()
 };
 
 /**

@@ -13,7 +13,7 @@
 #include "ns3/roce-int-record.h"
 #include "ns3/traced-callback.h"
 
-#include <deque>
+#include <vector>
 
 namespace ns3
 {
@@ -52,7 +52,7 @@ struct RoceCompletion
  * gap, re-acknowledges duplicates, and reports CE marks to its congestion
  * control, which decides whether to send a CNP.
  */
-class RoceQueuePair : public Object
+class RoceQueuePair : public Object, private RoceCcRateListener
 {
   public:
     /** Queue pair states that matter to the simulation. */
@@ -285,7 +285,9 @@ class RoceQueuePair : public Object
      */
     bool ApplyRateRise();
     /** \brief The congestion control raised its rate on its own (a timer). */
-    void RateRaised();
+    void RateRaised() override;
+    /** \brief Remove the first message (fully acknowledged). */
+    void PopMessage();
     /** \brief Restart sending from sndUna (go-back-N). */
     void GoBack(uint64_t seq);
     /** \brief Make sure the retransmission timer runs while data is outstanding. */
@@ -320,7 +322,12 @@ class RoceQueuePair : public Object
     uint32_t m_mtu{1024}; //!< payload per packet, from the NIC
 
     // sender
-    std::deque<Message> m_messages;     //!< posted, not fully acknowledged
+    // Posted messages not fully acknowledged are m_messages[m_msgHead..]. A
+    // vector with a head index, not a std::deque: an empty vector allocates
+    // nothing, while a deque allocates ~600 bytes when constructed, which an
+    // idle QP would pay.
+    std::vector<Message> m_messages;    //!< posted messages, completed ones before m_msgHead
+    std::size_t m_msgHead{0};           //!< index of the first not fully acknowledged
     mutable std::size_t m_msgCursor{0}; //!< index where the last FindMessage ended
     uint64_t m_nextMessageId{1};
     uint64_t m_sndUna{0}; //!< first unacknowledged
