@@ -299,6 +299,7 @@ Ptr<Packet>
 RoceNetDevice::DequeueData(uint8_t pausedMask)
 {
     Time now = Simulator::Now();
+    bool waiting = false; // an unpaused priority has QPs that could not send now
     for (int prio = ROCE_NUM_PRIORITIES - 1; prio >= 0; --prio)
     {
         if (pausedMask & (1u << prio))
@@ -312,10 +313,19 @@ RoceNetDevice::DequeueData(uint8_t pausedMask)
             control.pop_front();
             return p;
         }
+        if (m_scheduler.IsIdle(static_cast<uint8_t>(prio)))
+        {
+            continue;
+        }
         if (Ptr<Packet> p = m_scheduler.Dequeue(static_cast<uint8_t>(prio), now))
         {
             return p;
         }
+        waiting = true;
+    }
+    if (!waiting)
+    {
+        return nullptr; // no QP waits for its pacing time: no wake-up needed
     }
     Time earliest = m_scheduler.NextWakeTime(pausedMask);
     if (earliest != Time::Max() && (!m_wakeEvent.IsRunning() || earliest < m_wakeTime))

@@ -189,6 +189,10 @@ RoceNicScheduler::NextWakeTime(uint8_t pausedMask)
             continue;
         }
         Queue& q = m_queues[prio];
+        if (q.heap.empty())
+        {
+            continue;
+        }
         PruneTop(q);
         if (!q.heap.empty())
         {

@@ -66,6 +66,16 @@ class RoceNicScheduler
     void Notify(uint32_t slot, uint8_t priority, Time now);
 
     /**
+     * \param priority a priority
+     * \return true if no QP of that priority is ready or waiting (Dequeue
+     *         would return nullptr and NextWakeTime ignores it)
+     */
+    bool IsIdle(uint8_t priority) const
+    {
+        return m_queues[priority].ring.count == 0 && m_queues[priority].heap.empty();
+    }
+
+    /**
      * \brief Build the next data packet of a priority.
      * \param priority the priority
      * \param now the current time
