@@ -361,6 +361,61 @@ class RoceConfigPathsTestCase : public TestCase
 
 /**
  * \ingroup rocev2-tests
+ * \brief RoceHelper::FindNic (the address lookup CreateQp(nic, address)
+ * uses) returns the NIC that has the address now: after a NIC is
+ * re-addressed, and after a simulation is destroyed and another built.
+ */
+class RoceFindNicTestCase : public TestCase
+{
+  public:
+    RoceFindNicTestCase()
+        : TestCase("FindNic finds every NIC by address, also re-addressed and rebuilt")
+    {
+    }
+
+  private:
+    /**
+     * \brief Build hosts in pairs, check every address, then re-address one.
+     * \param pairs the number of host pairs (links)
+     */
+    void Check(uint32_t pairs)
+    {
+        RoceHelper roce;
+        NodeContainer hosts(2 * pairs);
+        std::vector<Ptr<RoceNetDevice>> nics;
+        for (uint32_t i = 0; i < pairs; ++i)
+        {
+            NetDeviceContainer d = roce.Install(hosts.Get(2 * i), hosts.Get(2 * i + 1));
+            nics.push_back(DynamicCast<RoceNetDevice>(d.Get(0)));
+            nics.push_back(DynamicCast<RoceNetDevice>(d.Get(1)));
+        }
+        for (const auto& nic : nics)
+        {
+            NS_TEST_ASSERT_MSG_EQ(RoceHelper::FindNic(nic->GetIpv4Address()),
+                                  nic,
+                                  "wrong NIC for " << nic->GetIpv4Address());
+        }
+        Ipv4Address moved("10.200.0.1");
+        Ipv4Address old = nics.back()->GetIpv4Address();
+        nics.back()->SetIpv4Address(moved);
+        NS_TEST_ASSERT_MSG_EQ(RoceHelper::FindNic(old), nullptr, "its old address");
+        NS_TEST_ASSERT_MSG_EQ(RoceHelper::FindNic(moved), nics.back(), "re-addressed NIC");
+        auto [qp, remote] = roce.CreateQp(nics.front(), moved);
+        NS_TEST_ASSERT_MSG_EQ(remote->GetNic(), nics.back(), "CreateQp by address");
+        Simulator::Destroy();
+    }
+
+    void DoRun() override
+    {
+        Check(4);
+        // A new simulation in the same process: NodeList ids and addresses are
+        // reused for other objects; nothing stale may come back.
+        Check(3);
+    }
+};
+
+/**
+ * \ingroup rocev2-tests
  * \brief The NIC scheduler and NIC-side Config paths.
  */
 class Rocev2NicSchedulerTestSuite : public TestSuite
@@ -372,6 +427,7 @@ class Rocev2NicSchedulerTestSuite : public TestSuite
         AddTestCase(new RoceRateRiseWhileWaitingTestCase, TestCase::QUICK);
         AddTestCase(new RocePacedNextToUnpacedTestCase, TestCase::QUICK);
         AddTestCase(new RoceConfigPathsTestCase, TestCase::QUICK);
+        AddTestCase(new RoceFindNicTestCase, TestCase::QUICK);
         AddTestCase(new RoceRoundRobinFairnessTestCase, TestCase::EXTENSIVE);
     }
 };
