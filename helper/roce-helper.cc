@@ -17,6 +17,8 @@
 #include "ns3/roce-switch.h"
 #include "ns3/string.h"
 
+#include <unordered_map>
+
 namespace ns3
 {
 
@@ -337,21 +339,71 @@ RoceHelper::GetNic(Ptr<Node> node, uint32_t index)
     return nullptr;
 }
 
+namespace
+{
+
+/** Where a NIC is: its node's id and its index on the node. */
+struct NicLocation
+{
+    uint32_t node;   //!< NodeList index
+    uint32_t device; //!< device index on the node
+};
+
+/**
+ * \param loc a location
+ * \param address the address the NIC must have
+ * \return the NIC there if it still has that address, else nullptr
+ */
+Ptr<RoceNetDevice>
+NicAt(const NicLocation& loc, Ipv4Address address)
+{
+    if (loc.node >= NodeList::GetNNodes())
+    {
+        return nullptr;
+    }
+    Ptr<Node> node = NodeList::GetNode(loc.node);
+    if (loc.device >= node->GetNDevices())
+    {
+        return nullptr;
+    }
+    Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(node->GetDevice(loc.device));
+    return nic && nic->GetIpv4Address() == address ? nic : nullptr;
+}
+
+} // namespace
+
 Ptr<RoceNetDevice>
 RoceHelper::FindNic(Ipv4Address address)
 {
-    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
+    // An index from address to location, rebuilt from the NodeList when a
+    // lookup misses or finds a stale entry, so creating a QP to each of N hosts
+    // by address costs O(N), not O(N^2). It holds no pointers: an entry is
+    // checked against the NodeList on every use, so nodes that are destroyed,
+    // re-created or re-addressed are never returned wrongly.
+    static std::unordered_map<uint32_t, NicLocation> index;
+    auto it = index.find(address.Get());
+    if (it != index.end())
     {
-        for (uint32_t i = 0; i < (*it)->GetNDevices(); ++i)
+        if (Ptr<RoceNetDevice> nic = NicAt(it->second, address))
         {
-            Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>((*it)->GetDevice(i));
-            if (nic && nic->GetIpv4Address() == address)
+            return nic;
+        }
+    }
+    index.clear();
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+        {
+            Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(node->GetDevice(i));
+            if (nic)
             {
-                return nic;
+                index.emplace(nic->GetIpv4Address().Get(), NicLocation{n, i}); // first one wins
             }
         }
     }
-    return nullptr;
+    it = index.find(address.Get());
+    return it == index.end() ? nullptr : NicAt(it->second, address);
 }
 
 TypeId

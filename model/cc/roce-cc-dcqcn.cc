@@ -415,9 +415,14 @@ RoceCcDcqcn::RestartIncreaseTimer()
 void
 RoceCcDcqcn::IncreaseTimer()
 {
+    double before = m_rate;
     m_rm.TimerExpired();
     Publish();
     RestartIncreaseTimer();
+    if (m_rate > before)
+    {
+        NotifyRateRaised();
+    }
 }
 
 void

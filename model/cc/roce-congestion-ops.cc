@@ -118,6 +118,28 @@ RoceCongestionOps::GetWindow() const
     return m_window;
 }
 
+void
+RoceCongestionOps::SetRateListener(RoceCcRateListener* listener)
+{
+    m_rateListener = listener;
+}
+
+void
+RoceCongestionOps::NotifyRateRaised()
+{
+    if (m_rateListener)
+    {
+        m_rateListener->RateRaised();
+    }
+}
+
+void
+RoceCongestionOps::DoDispose()
+{
+    m_rateListener = nullptr;
+    Object::DoDispose();
+}
+
 DataRate
 RoceCongestionOps::GetLineRate() const
 {

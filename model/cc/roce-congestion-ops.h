@@ -45,6 +45,21 @@ struct RoceAckEvent
 
 /**
  * \ingroup rocev2
+ * \brief Who hears that a congestion control raised its rate on its own (a
+ * timer): the queue pair, which may then send a packet that waits for its
+ * pacing time earlier. A plain interface rather than a Callback, so that an
+ * idle queue pair pays one pointer for it.
+ */
+class RoceCcRateListener
+{
+  public:
+    virtual ~RoceCcRateListener() = default;
+    /** \brief The rate rose outside any hook the queue pair called. */
+    virtual void RateRaised() = 0;
+};
+
+/**
+ * \ingroup rocev2
  * \brief Per-queue-pair congestion control, pluggable in the style of
  * TcpCongestionOps.
  *
@@ -122,6 +137,16 @@ class RoceCongestionOps : public Object
     double GetRate() const;
 
     /**
+     * \brief Set what to call when the algorithm raises its rate on its own
+     * (a timer), outside any hook of the queue pair. The queue pair uses it to
+     * send a packet that waits for its pacing time earlier. Rises inside a
+     * hook (OnAck, ...) need no call: the queue pair looks at the rate after
+     * the hook returns.
+     * \param listener the listener (the queue pair), or nullptr
+     */
+    void SetRateListener(RoceCcRateListener* listener);
+
+    /**
      * \return the congestion window in payload bytes, or 0 when the algorithm
      * has none; the QP sends while (packets in flight + 1) x payload MTU fits
      * in it, and always allows one packet in flight
@@ -149,6 +174,11 @@ class RoceCongestionOps : public Object
     Time GetBaseRtt() const;
 
   protected:
+    void DoDispose() override;
+
+    /** \brief Tell the queue pair that a timer raised the rate. */
+    void NotifyRateRaised();
+
     /**
      * \brief Stop with a message naming the algorithm, the attribute and its
      * value if the rate exceeds the line rate (Init() has set it), or if it
@@ -167,12 +197,13 @@ class RoceCongestionOps : public Object
      */
     double ClampRate(double rate, double minRate) const;
 
-    TracedValue<double> m_rate;     //!< sending rate, bit/s
-    TracedValue<uint64_t> m_window; //!< window in payload bytes, 0 = none
-    TracedValue<Time> m_rtt;        //!< latest RTT sample
-    Time m_minRtt;                  //!< smallest RTT sample
-    Time m_baseRtt;                 //!< BaseRtt attribute (0 = use m_minRtt)
-    RoceCcContext m_ctx;            //!< what Init() was told
+    TracedValue<double> m_rate;                  //!< sending rate, bit/s
+    TracedValue<uint64_t> m_window;              //!< window in payload bytes, 0 = none
+    TracedValue<Time> m_rtt;                     //!< latest RTT sample
+    Time m_minRtt;                               //!< smallest RTT sample
+    Time m_baseRtt;                              //!< BaseRtt attribute (0 = use m_minRtt)
+    RoceCcContext m_ctx;                         //!< what Init() was told
+    RoceCcRateListener* m_rateListener{nullptr}; //!< see SetRateListener()
 };
 
 /**

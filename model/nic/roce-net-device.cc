@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
+#include "ns3/object-vector.h"
 #include "ns3/roce-aeth-header.h"
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-encap-header.h"
@@ -47,6 +48,11 @@ RoceNetDevice::GetTypeId()
                           MakeTypeIdAccessor(&RoceNetDevice::SetCongestionControlType,
                                              &RoceNetDevice::GetCongestionControlType),
                           MakeTypeIdChecker())
+            .AddAttribute("QueuePairList",
+                          "The queue pairs of this NIC, by slot (QP number - 2).",
+                          ObjectVectorValue(),
+                          MakeObjectVectorAccessor(&RoceNetDevice::m_qps),
+                          MakeObjectVectorChecker<RoceQueuePair>())
             .AddAttribute("CnpPriority",
                           "Priority of the CNPs this NIC sends, 0..7.",
                           UintegerValue(6),
@@ -112,10 +118,7 @@ RoceNetDevice::DoDispose()
     }
     m_qps.clear();
     m_ccPrototype = nullptr;
-    for (auto& a : m_active)
-    {
-        a.clear();
-    }
+    m_scheduler.Clear();
     for (auto& c : m_control)
     {
         c.clear();
@@ -197,8 +200,13 @@ RoceNetDevice::AddQp(Ptr<RoceQueuePair> qp)
 {
     NS_ABORT_MSG_IF(m_qps.size() + FIRST_QPN > RoceBthHeader::QPN_MASK,
                     "RoceNetDevice: no QP numbers left (2^24)");
+    NS_ABORT_MSG_IF(!qp || qp->GetState() != RoceQueuePair::RESET || qp->GetQpn() != 0,
+                    "RoceNetDevice: AddQp needs a new, unconnected queue pair");
+    uint32_t slot = m_scheduler.AddSlot(PeekPointer(qp));
     m_qps.push_back(qp);
-    return FIRST_QPN + static_cast<uint32_t>(m_qps.size() - 1);
+    uint32_t qpn = FIRST_QPN + slot;
+    qp->SetQpn(qpn);
+    return qpn;
 }
 
 void
@@ -207,15 +215,9 @@ RoceNetDevice::ConnectQp(Ptr<RoceQueuePair> qp,
                          Ipv4Address remoteAddress,
                          uint32_t remoteInitialPsn)
 {
-    uint32_t qpn = 0;
-    for (std::size_t i = 0; i < m_qps.size(); ++i)
-    {
-        if (m_qps[i] == qp)
-        {
-            qpn = FIRST_QPN + static_cast<uint32_t>(i);
-        }
-    }
-    NS_ABORT_MSG_IF(qpn == 0, "RoceNetDevice: ConnectQp on a QP that was not added to this NIC");
+    uint32_t qpn = qp->GetQpn();
+    NS_ABORT_MSG_IF(GetQp(qpn) != qp,
+                    "RoceNetDevice: ConnectQp on a QP that was not added to this NIC");
     qp->Connect(this,
                 qpn,
                 remoteQpn,
@@ -252,11 +254,7 @@ RoceNetDevice::GetQpByIndex(uint32_t i) const
 void
 RoceNetDevice::NotifyQpReady(RoceQueuePair* qp)
 {
-    if (!qp->m_scheduled)
-    {
-        qp->m_scheduled = true;
-        m_active[qp->GetPriority()].push_back(qp);
-    }
+    m_scheduler.Notify(qp->GetQpn() - FIRST_QPN, qp->GetPriority(), Simulator::Now());
     TryTransmit();
 }
 
@@ -301,7 +299,7 @@ Ptr<Packet>
 RoceNetDevice::DequeueData(uint8_t pausedMask)
 {
     Time now = Simulator::Now();
-    Time earliest = Time::Max();
+    bool waiting = false; // an unpaused priority has QPs that could not send now
     for (int prio = ROCE_NUM_PRIORITIES - 1; prio >= 0; --prio)
     {
         if (pausedMask & (1u << prio))
@@ -315,29 +313,21 @@ RoceNetDevice::DequeueData(uint8_t pausedMask)
             control.pop_front();
             return p;
         }
-        auto& list = m_active[prio];
-        std::size_t tries = list.size();
-        while (tries-- > 0 && !list.empty())
+        if (m_scheduler.IsIdle(static_cast<uint8_t>(prio)))
         {
-            std::size_t i = m_rr[prio] < list.size() ? m_rr[prio] : 0;
-            RoceQueuePair* qp = list[i];
-            Time t = qp->NextSendTime(now);
-            if (t == Time::Max())
-            {
-                // Nothing to send or window full: it comes back through NotifyQpReady.
-                qp->m_scheduled = false;
-                list.erase(list.begin() + i);
-                m_rr[prio] = i;
-                continue;
-            }
-            m_rr[prio] = i + 1;
-            if (t <= now)
-            {
-                return qp->BuildNextPacket();
-            }
-            earliest = std::min(earliest, t);
+            continue;
         }
+        if (Ptr<Packet> p = m_scheduler.Dequeue(static_cast<uint8_t>(prio), now))
+        {
+            return p;
+        }
+        waiting = true;
     }
+    if (!waiting)
+    {
+        return nullptr; // no QP waits for its pacing time: no wake-up needed
+    }
+    Time earliest = m_scheduler.NextWakeTime(pausedMask);
     if (earliest != Time::Max() && (!m_wakeEvent.IsRunning() || earliest < m_wakeTime))
     {
         m_wakeEvent.Cancel();

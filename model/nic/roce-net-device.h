@@ -4,6 +4,7 @@
 #ifndef ROCE_NET_DEVICE_H
 #define ROCE_NET_DEVICE_H
 
+#include "roce-nic-scheduler.h"
 #include "roce-queue-pair.h"
 
 #include "ns3/ipv4-address.h"
@@ -67,7 +68,8 @@ class RoceNetDevice : public RocePfcNetDevice
     uint32_t GetPayloadMtu() const;
 
     /**
-     * \brief Add a queue pair to this NIC and connect it to a remote QP.
+     * \brief Add a queue pair to this NIC: it gets the next QP number, and
+     * the slot QP number - FIRST_QPN in the NIC's tables.
      * \param qp the queue pair (attributes already set)
      * \return the local QP number assigned
      */
@@ -125,7 +127,9 @@ class RoceNetDevice : public RocePfcNetDevice
     // Called by queue pairs --------------------------------------------
 
     /**
-     * \brief A QP may have become able to send.
+     * \brief A QP may have become able to send, or able to send earlier than
+     * the scheduler thinks (a post, an ACK that opened its window, a go-back,
+     * a rate rise while it waits for its pacing time).
      * \param qp the queue pair
      */
     void NotifyQpReady(RoceQueuePair* qp);
@@ -192,9 +196,8 @@ class RoceNetDevice : public RocePfcNetDevice
     QueueSize m_rxXoff;
     QueueSize m_rxXon;
 
-    std::vector<Ptr<RoceQueuePair>> m_qps;
-    std::array<std::vector<RoceQueuePair*>, ROCE_NUM_PRIORITIES> m_active;
-    std::array<std::size_t, ROCE_NUM_PRIORITIES> m_rr{};
+    std::vector<Ptr<RoceQueuePair>> m_qps; //!< by slot (QP number - FIRST_QPN)
+    RoceNicScheduler m_scheduler;          //!< which QP sends next
     std::array<std::deque<Ptr<Packet>>, ROCE_NUM_PRIORITIES> m_control;
     EventId m_wakeEvent;
     Time m_wakeTime;

@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
+#include "ns3/pointer.h"
 #include "ns3/roce-aeth-header.h"
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-hash.h"
@@ -86,6 +87,13 @@ RoceQueuePair::GetTypeId()
                           UintegerValue(0x1234),
                           MakeUintegerAccessor(&RoceQueuePair::m_rkey),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("CongestionControl",
+                          "This queue pair's congestion control: its own fork of the NIC's "
+                          "prototype, created when the QP connects (null before).",
+                          TypeId::ATTR_GET,
+                          PointerValue(),
+                          MakePointerAccessor(&RoceQueuePair::GetCongestionControl),
+                          MakePointerChecker<RoceCongestionOps>())
             .AddTraceSource("MessageComplete",
                             "A posted message completed (or failed).",
                             MakeTraceSourceAccessor(&RoceQueuePair::m_completeTrace),
@@ -123,6 +131,7 @@ RoceQueuePair::DoDispose()
 {
     m_rtoEvent.Cancel();
     m_messages.clear();
+    m_msgHead = 0;
     if (m_cc)
     {
         m_cc->Dispose();
@@ -163,6 +172,14 @@ RoceQueuePair::Connect(Ptr<RoceNetDevice> nic,
     ctx.mtu = m_mtu;
     ctx.wireOverhead = RoceNetDevice::DATA_WIRE_OVERHEAD;
     m_cc->Init(ctx);
+    m_cc->SetRateListener(this);
+}
+
+void
+RoceQueuePair::SetQpn(uint32_t qpn)
+{
+    NS_ABORT_MSG_IF(m_state != RESET, "RoceQueuePair: the QP number cannot change once connected");
+    m_qpn = qpn;
 }
 
 uint64_t
@@ -294,9 +311,10 @@ RoceQueuePair::FindMessage(uint64_t seq) const
 {
     // Sending moves forward through the queue; start from where the last
     // lookup ended so a long queue of posted messages costs O(1) per packet.
-    NS_ABORT_MSG_IF(m_messages.empty() || seq < m_messages.front().firstSeq || seq >= m_sndEnd,
+    NS_ABORT_MSG_IF(m_msgHead == m_messages.size() || seq < m_messages[m_msgHead].firstSeq ||
+                        seq >= m_sndEnd,
                     "RoceQueuePair: no message holds sequence number " << seq);
-    std::size_t i = std::min(m_msgCursor, m_messages.size() - 1);
+    std::size_t i = std::max(m_msgHead, std::min(m_msgCursor, m_messages.size() - 1));
     while (seq < m_messages[i].firstSeq)
     {
         --i;
@@ -390,6 +408,8 @@ RoceQueuePair::BuildNextPacket()
     {
         m_nextSendTime = now;
     }
+    m_lastSendTime = now;
+    m_lastWireBytes = wire;
     ++m_stats.dataPacketsSent;
     m_stats.payloadBytesSent += payload;
     if (seq < m_sndMax)
@@ -451,6 +471,35 @@ RoceQueuePair::RtoExpired()
     ArmRto();
 }
 
+bool
+RoceQueuePair::ApplyRateRise()
+{
+    Time now = Simulator::Now();
+    if (m_nextSendTime <= now)
+    {
+        return false; // not waiting for its pacing time
+    }
+    double rate = m_cc->GetRate();
+    double lineRate = static_cast<double>(m_nic->GetDataRate().GetBitRate());
+    Time t =
+        rate < lineRate ? m_lastSendTime + Seconds(m_lastWireBytes * 8.0 / rate) : m_lastSendTime;
+    if (t >= m_nextSendTime)
+    {
+        return false;
+    }
+    m_nextSendTime = std::max(t, now);
+    return true;
+}
+
+void
+RoceQueuePair::RateRaised()
+{
+    if (m_state == RTS && ApplyRateRise())
+    {
+        m_nic->NotifyQpReady(this);
+    }
+}
+
 void
 RoceQueuePair::GoBack(uint64_t seq)
 {
@@ -468,19 +517,41 @@ RoceQueuePair::EnterError()
     std::cerr << "rocev2: QP " << m_qpn << " on node " << m_nic->GetNode()->GetId() << " to "
               << m_remoteAddress << " exhausted RetryCount=" << m_retryCount << " at PSN "
               << RocePsn::ToWire(m_sndUna) << " (t=" << Simulator::Now().As(Time::US)
-              << "); the QP is in the error state and its " << m_messages.size()
+              << "); the QP is in the error state and its " << m_messages.size() - m_msgHead
               << " pending message(s) failed" << std::endl;
     m_errorTrace(m_qpn);
-    std::deque<Message> failed;
+    std::vector<Message> failed;
     failed.swap(m_messages);
-    for (auto& m : failed)
+    std::size_t head = m_msgHead;
+    m_msgHead = m_msgCursor = 0;
+    for (std::size_t i = head; i < failed.size(); ++i)
     {
+        const Message& m = failed[i];
         RoceCompletion c{m.id, m.bytes, m.posted, Simulator::Now(), false};
         m_completeTrace(c);
         if (!m.cb.IsNull())
         {
             m.cb(c);
         }
+    }
+}
+
+void
+RoceQueuePair::PopMessage()
+{
+    ++m_msgHead;
+    if (m_msgHead == m_messages.size())
+    {
+        // Empty: start again at index 0, keeping the capacity for the next posts.
+        m_messages.clear();
+        m_msgHead = m_msgCursor = 0;
+    }
+    else if (m_msgHead >= 32 && 2 * m_msgHead >= m_messages.size())
+    {
+        // Drop the completed front once it is half the vector: O(1) amortized.
+        m_messages.erase(m_messages.begin(), m_messages.begin() + m_msgHead);
+        m_msgCursor = m_msgCursor > m_msgHead ? m_msgCursor - m_msgHead : 0;
+        m_msgHead = 0;
     }
 }
 
@@ -494,9 +565,9 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntR
     uint64_t acked = 0;
     uint64_t seq = m_sndUna;
     Time now = Simulator::Now();
-    while (!m_messages.empty() && seq < newUna)
+    while (m_msgHead < m_messages.size() && seq < newUna)
     {
-        Message& m = m_messages.front();
+        const Message& m = m_messages[m_msgHead];
         uint64_t end = m.firstSeq + m.nPackets;
         uint64_t upTo = std::min(newUna, end);
         uint64_t before = std::min<uint64_t>(m.bytes, (seq - m.firstSeq) * m_mtu);
@@ -507,8 +578,7 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntR
         {
             RoceCompletion c{m.id, m.bytes, m.posted, now, true};
             CompletionCallback cb = m.cb;
-            m_messages.pop_front();
-            m_msgCursor = m_msgCursor > 0 ? m_msgCursor - 1 : 0;
+            PopMessage();
             ++m_stats.messagesCompleted;
             m_completeTrace(c);
             if (!cb.IsNull())
@@ -538,6 +608,7 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntR
         m_cc->RecordRtt(ev.rtt);
     }
     m_cc->OnAck(ev);
+    ApplyRateRise(); // the caller notifies the NIC
     if (m_sndMax > m_sndUna)
     {
         ArmRto();
@@ -567,13 +638,17 @@ RoceQueuePair::ReceiveAck(const RoceBthHeader& bth,
             return;
         }
         // A NAK names the PSN the receiver expects: everything before it arrived.
-        AckUpTo(seq, bth.GetBecn(), &ints);
+        bool progress = AckUpTo(seq, bth.GetBecn(), &ints);
         if (seq >= m_sndUna && seq < m_sndNxt)
         {
             uint64_t resent = m_sndMax - seq;
             m_retransmitTrace(RocePsn::ToWire(seq), static_cast<uint32_t>(resent));
             m_cc->OnNak();
             GoBack(seq);
+        }
+        else if (progress)
+        {
+            m_nic->NotifyQpReady(this); // it acknowledged data: the window may have opened
         }
         return;
     }

@@ -13,7 +13,7 @@
 #include "ns3/roce-int-record.h"
 #include "ns3/traced-callback.h"
 
-#include <deque>
+#include <vector>
 
 namespace ns3
 {
@@ -52,7 +52,7 @@ struct RoceCompletion
  * gap, re-acknowledges duplicates, and reports CE marks to its congestion
  * control, which decides whether to send a CNP.
  */
-class RoceQueuePair : public Object
+class RoceQueuePair : public Object, private RoceCcRateListener
 {
   public:
     /** Queue pair states that matter to the simulation. */
@@ -188,6 +188,12 @@ class RoceQueuePair : public Object
                  uint32_t remoteInitialPsn,
                  Ptr<RoceCongestionOps> cc);
 
+    /**
+     * \brief Set the QP number; RoceNetDevice::AddQp calls this.
+     * \param qpn the local QP number (its slot on the NIC + FIRST_QPN)
+     */
+    void SetQpn(uint32_t qpn);
+
     /** \return the PSN of this QP's first packet (InitialPsn attribute) */
     uint32_t GetInitialPsn() const;
 
@@ -230,9 +236,6 @@ class RoceQueuePair : public Object
     /** \brief A CNP for this QP arrived. */
     void ReceiveCnp();
 
-    /** \brief True while the NIC keeps this QP in its scheduling list. */
-    bool m_scheduled{false};
-
   protected:
     void DoDispose() override;
 
@@ -273,6 +276,18 @@ class RoceQueuePair : public Object
      * \return true if it acknowledged new data
      */
     bool AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntRecord>* ints);
+    /**
+     * \brief The congestion control's rate may have risen since the last
+     * packet: bring the pacing time forward to last send + its wire bits /
+     * the new rate, if that is earlier. A fall never delays a packet already
+     * due at a given time; it paces the packets after it.
+     * \return true if the pacing time moved earlier
+     */
+    bool ApplyRateRise();
+    /** \brief The congestion control raised its rate on its own (a timer). */
+    void RateRaised() override;
+    /** \brief Remove the first message (fully acknowledged). */
+    void PopMessage();
     /** \brief Restart sending from sndUna (go-back-N). */
     void GoBack(uint64_t seq);
     /** \brief Make sure the retransmission timer runs while data is outstanding. */
@@ -307,7 +322,12 @@ class RoceQueuePair : public Object
     uint32_t m_mtu{1024}; //!< payload per packet, from the NIC
 
     // sender
-    std::deque<Message> m_messages;     //!< posted, not fully acknowledged
+    // Posted messages not fully acknowledged are m_messages[m_msgHead..]. A
+    // vector with a head index, not a std::deque: an empty vector allocates
+    // nothing, while a deque allocates ~600 bytes when constructed, which an
+    // idle QP would pay.
+    std::vector<Message> m_messages;    //!< posted messages, completed ones before m_msgHead
+    std::size_t m_msgHead{0};           //!< index of the first not fully acknowledged
     mutable std::size_t m_msgCursor{0}; //!< index where the last FindMessage ended
     uint64_t m_nextMessageId{1};
     uint64_t m_sndUna{0}; //!< first unacknowledged
@@ -315,6 +335,8 @@ class RoceQueuePair : public Object
     uint64_t m_sndMax{0}; //!< highest sent + 1
     uint64_t m_sndEnd{0}; //!< next to be assigned to a message
     Time m_nextSendTime{0};
+    Time m_lastSendTime{0};      //!< when the last data packet was built
+    uint32_t m_lastWireBytes{0}; //!< its bytes on the wire
     EventId m_rtoEvent;
     Time m_rtoDeadline;
     uint32_t m_retries{0};
