@@ -111,6 +111,7 @@ void
 RoceNetDevice::DoDispose()
 {
     m_wakeEvent.Cancel();
+    m_wakePending = false;
     m_drainEvent.Cancel();
     for (auto& qp : m_qps)
     {
@@ -327,10 +328,17 @@ RoceNetDevice::DequeueData(uint8_t pausedMask)
     {
         return nullptr; // no QP waits for its pacing time: no wake-up needed
     }
+    if (m_wakePending && pausedMask == m_wakePausedMask &&
+        !m_scheduler.WaitsSinceBefore(m_wakeTime))
+    {
+        return nullptr; // the wake-up already set is still the earliest one needed
+    }
     Time earliest = m_scheduler.NextWakeTime(pausedMask);
-    if (earliest != Time::Max() && (!m_wakeEvent.IsRunning() || earliest < m_wakeTime))
+    m_wakePausedMask = pausedMask;
+    if (earliest != Time::Max() && (!m_wakePending || earliest < m_wakeTime))
     {
         m_wakeEvent.Cancel();
+        m_wakePending = true;
         m_wakeTime = earliest;
         m_wakeEvent = Simulator::Schedule(earliest - now, &RoceNetDevice::Wake, this);
     }
@@ -340,6 +348,7 @@ RoceNetDevice::DequeueData(uint8_t pausedMask)
 void
 RoceNetDevice::Wake()
 {
+    m_wakePending = false;
     TryTransmit();
 }
 

@@ -201,6 +201,8 @@ class RoceNetDevice : public RocePfcNetDevice
     std::array<std::deque<Ptr<Packet>>, ROCE_NUM_PRIORITIES> m_control;
     EventId m_wakeEvent;
     Time m_wakeTime;
+    uint8_t m_wakePausedMask{0}; //!< paused priorities when m_wakeTime was chosen
+    bool m_wakePending{false};   //!< m_wakeEvent is scheduled and has not run
 
     std::deque<RxItem> m_rxBuffer;
     uint64_t m_rxBytes{0};

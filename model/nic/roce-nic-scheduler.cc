@@ -85,6 +85,7 @@ RoceNicScheduler::Wait(Queue& q, uint32_t slot, Time t)
     s.where = WAITING;
     s.key = t.GetTimeStep();
     ++s.generation;
+    m_minWaitSince = std::min(m_minWaitSince, s.key);
     q.heap.push_back(HeapEntry{s.key, m_order++, slot, s.generation});
     std::push_heap(q.heap.begin(), q.heap.end(), Later());
 }
@@ -181,6 +182,7 @@ RoceNicScheduler::Dequeue(uint8_t priority, Time now)
 Time
 RoceNicScheduler::NextWakeTime(uint8_t pausedMask)
 {
+    m_minWaitSince = INT64_MAX;
     int64_t earliest = Time::Max().GetTimeStep();
     for (uint32_t prio = 0; prio < ROCE_NUM_PRIORITIES; ++prio)
     {

@@ -91,6 +91,18 @@ class RoceNicScheduler
     Time NextWakeTime(uint8_t pausedMask);
 
     /**
+     * \brief Whether a QP has started waiting, since the last NextWakeTime(),
+     * with a pacing time before t. If not, and nothing was unpaused, a wake-up
+     * already set for t is still the earliest one needed.
+     * \param t a time
+     * \return true if some QP now waits for a time before t
+     */
+    bool WaitsSinceBefore(Time t) const
+    {
+        return m_minWaitSince < t.GetTimeStep();
+    }
+
+    /**
      * \param slot a slot
      * \return true if the slot's QP is in a ring or waits in a heap
      */
@@ -159,6 +171,7 @@ class RoceNicScheduler
     std::vector<Slot> m_slots;                       //!< by slot
     std::array<Queue, ROCE_NUM_PRIORITIES> m_queues; //!< by priority
     uint64_t m_order{0};                             //!< heap push counter
+    int64_t m_minWaitSince{INT64_MAX};               //!< earliest key pushed since NextWakeTime()
 };
 
 } // namespace ns3
