@@ -172,6 +172,27 @@ main()
 """
 BROKEN_LINE = 7
 
+# A program that compiles with a warning (an unused parameter): users' programs
+# get the warnings but, unlike the module's own build, not -Werror.
+WARNS = """\
+#include "ns3/core-module.h"
+
+#include <iostream>
+
+static int
+Answer(int unused)
+{
+    return 42;
+}
+
+int
+main()
+{
+    std::cout << "answer " << Answer(0) << std::endl;
+    return 0;
+}
+"""
+
 
 def edit(path, text):
     """Rewrite PATH, one second after the last build: file systems with
@@ -261,6 +282,16 @@ def check_programs(args):
         f.write(BROKEN)
     proc = run(args.cli, args.debug, single)
     expect_compile_error(proc, "single broken .cc", single, BROKEN_LINE)
+
+    # 6. A warning is shown but does not stop the program.
+    warns = os.path.join(work, "rocev2-check-run-warns.cc")
+    with open(warns, "w") as f:
+        f.write(WARNS)
+    proc = run(args.cli, args.debug, warns)
+    expect_ok(proc, "a program with a warning runs", "answer 42")
+    if "unused" not in proc.stderr:
+        show(proc)
+        fail("a program with a warning: the compiler's warning is not on stderr")
 
 
 def main():
