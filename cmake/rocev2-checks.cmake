@@ -21,13 +21,19 @@ add_test(NAME check/wscript-lists
 # check whose flag the example does not accept yet reports "skipped".
 set(_rocev2_two_hosts ${CMAKE_BINARY_DIR}/examples/rocev2-two-hosts)
 
-# rocev2_add_abort_check(<name> <expected text> <example args>...)
-function(rocev2_add_abort_check name expect)
+# _rocev2_abort_check(<name> <expected text> <program> <args>...): the program
+# must exit non-zero and print the text (utils/check-output.py --fails).
+function(_rocev2_abort_check name expect)
   add_test(NAME check/abort/${name}
-           COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-abort.py
-                   --expect=${expect} -- ${_rocev2_two_hosts} ${ARGN}
+           COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-output.py
+                   --fails --output=${expect} -- ${ARGN}
            WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
   set_tests_properties(check/abort/${name} PROPERTIES SKIP_RETURN_CODE 77)
+endfunction()
+
+# rocev2_add_abort_check(<name> <expected text> <example args>...)
+function(rocev2_add_abort_check name expect)
+  _rocev2_abort_check(${name} "${expect}" ${_rocev2_two_hosts} ${ARGN})
 endfunction()
 
 rocev2_add_abort_check(mtu-zero "PayloadMtu=0 out of range 256..9000" --mtu=0)
@@ -47,11 +53,7 @@ rocev2_add_abort_check(remote-unknown "no NIC has address 10.9.9.9" --remote=10.
 # Congestion-control input to the incast example.
 set(_rocev2_incast ${CMAKE_BINARY_DIR}/examples/rocev2-incast)
 function(rocev2_add_incast_abort_check name expect)
-  add_test(NAME check/abort/${name}
-           COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-abort.py
-                   --expect=${expect} -- ${_rocev2_incast} --senders=2 --size=10000 ${ARGN}
-           WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-  set_tests_properties(check/abort/${name} PROPERTIES SKIP_RETURN_CODE 77)
+  _rocev2_abort_check(${name} "${expect}" ${_rocev2_incast} --senders=2 --size=10000 ${ARGN})
 endfunction()
 rocev2_add_incast_abort_check(cc-unknown
   "unknown congestion control 'cubic' (known: none, dcqcn, hpcc, timely, dctcp" --cc=cubic)
@@ -119,11 +121,7 @@ add_test(NAME check/deterministic/incast
 # Input to the victim-flow example.
 set(_rocev2_victim ${CMAKE_BINARY_DIR}/examples/rocev2-victim-flow)
 function(rocev2_add_victim_abort_check name expect)
-  add_test(NAME check/abort/${name}
-           COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-abort.py
-                   --expect=${expect} -- ${_rocev2_victim} --size=10000 ${ARGN}
-           WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-  set_tests_properties(check/abort/${name} PROPERTIES SKIP_RETURN_CODE 77)
+  _rocev2_abort_check(${name} "${expect}" ${_rocev2_victim} --size=10000 ${ARGN})
 endfunction()
 rocev2_add_victim_abort_check(victim-leaf-senders
   "--victim-leaf-senders must be at least 1" --victim-leaf-senders=0)

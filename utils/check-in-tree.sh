@@ -162,6 +162,13 @@ for item in "${MODULE_ITEMS[@]}"; do
     fi
 done
 echo "copied: ${copied[*]}"
+# ns-3's configure writes build/include/ns3/<name>.h as a one-line forwarder to
+# the module's header and does not rewrite one that exists: after a header moved
+# or was renamed, the old forwarder points at nothing. Remove the module's
+# forwarders so that configure writes them afresh.
+if [[ -d $tree/build/include/ns3 ]]; then
+    grep -l -F "contrib/rocev2/" "$tree"/build/include/ns3/*.h 2>/dev/null | xargs -r rm -f
+fi
 [[ -f $dest/CMakeLists.txt ]] || die "$ROOT has no CMakeLists.txt"
 
 cd "$tree"

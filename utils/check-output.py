@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Check a program's exit status and what it prints on stdout and stderr.
 
-    check-output.py [--status N] [--stdout TEXT]... [--stderr TEXT]...
-                    [--no-stderr TEXT]... -- PROGRAM [ARGS...]
+    check-output.py [--status N | --fails] [--stdout TEXT]... [--stderr TEXT]...
+                    [--no-stderr TEXT]... [--output TEXT]... -- PROGRAM [ARGS...]
 
-Passes when PROGRAM exits with status N (default 0), its stdout contains every
---stdout TEXT, its stderr every --stderr TEXT and no --no-stderr TEXT (plain
-strings, not regular expressions). A program that does not know one of its
-flags is reported as skipped (exit 77), as in check-abort.py.
+Passes when PROGRAM exits with status N (default 0; --fails: any non-zero
+status, as NS_ABORT_MSG gives), its stdout contains every --stdout TEXT, its
+stderr every --stderr TEXT and no --no-stderr TEXT, and stdout and stderr
+together every --output TEXT (plain strings, not regular expressions). A
+program that does not know one of its flags is reported as skipped (exit 77),
+so checks can be registered before the flag exists.
 """
 
 import argparse
@@ -21,6 +23,8 @@ SKIP = 77
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--status", type=int, default=0)
+    parser.add_argument("--fails", action="store_true", help="any non-zero status")
+    parser.add_argument("--output", action="append", default=[])
     parser.add_argument("--stdout", action="append", default=[])
     parser.add_argument("--stderr", action="append", default=[])
     parser.add_argument("--no-stderr", action="append", default=[])
@@ -40,8 +44,12 @@ def main():
         print("check-output: SKIPPED: %s does not accept one of its flags" % " ".join(cmd))
         return SKIP
     problems = []
-    if proc.returncode != args.status:
+    if args.fails and proc.returncode == 0:
+        problems.append("exit status 0, expected a failure")
+    elif not args.fails and proc.returncode != args.status:
         problems.append("exit status %d, expected %d" % (proc.returncode, args.status))
+    output = proc.stdout + proc.stderr
+    problems += ["output lacks '%s'" % t for t in args.output if t not in output]
     problems += ["stdout lacks '%s'" % t for t in args.stdout if t not in proc.stdout]
     problems += ["stderr lacks '%s'" % t for t in args.stderr if t not in proc.stderr]
     problems += ["stderr has '%s'" % t for t in args.no_stderr if t in proc.stderr]
