@@ -145,6 +145,18 @@ RoceDcqcnRateMachine::IsRecovering() const
     return m_rc < m_p.lineRate || m_rt < m_p.lineRate;
 }
 
+RoceDcqcnRpParams&
+RoceDcqcnRateMachine::GetParams()
+{
+    return m_p;
+}
+
+const RoceDcqcnRpParams&
+RoceDcqcnRateMachine::GetParams() const
+{
+    return m_p;
+}
+
 // ---------------------------------------------------------------------------
 // RoceCcDcqcn
 
@@ -160,12 +172,15 @@ RoceCcDcqcn::GetTypeId()
                           "Alpha gain g: alpha <- (1-g) alpha + g on a CNP, (1-g) alpha per "
                           "alpha period without one.",
                           DoubleValue(1.0 / 256),
-                          MakeDoubleAccessor(&RoceCcDcqcn::m_g),
+                          MakeDoubleAccessor(&RoceCcDcqcn::SetParam<double, &RoceDcqcnRpParams::g>,
+                                             &RoceCcDcqcn::GetParam<double, &RoceDcqcnRpParams::g>),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("InitialAlpha",
                           "Alpha when the queue pair connects.",
                           DoubleValue(1.0),
-                          MakeDoubleAccessor(&RoceCcDcqcn::m_initialAlpha),
+                          MakeDoubleAccessor(
+                              &RoceCcDcqcn::SetParam<double, &RoceDcqcnRpParams::initialAlpha>,
+                              &RoceCcDcqcn::GetParam<double, &RoceDcqcnRpParams::initialAlpha>),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("AlphaUpdateInterval",
                           "Alpha period K: alpha decays once per period without a CNP.",
@@ -177,44 +192,58 @@ RoceCcDcqcn::GetTypeId()
                           TimeValue(MicroSeconds(55)),
                           MakeTimeAccessor(&RoceCcDcqcn::m_increaseInterval),
                           MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("ByteCounter",
-                          "Bytes sent per byte-counter increase event; 0 disables the byte "
-                          "counter (the timer alone then walks the stages).",
-                          UintegerValue(10000000),
-                          MakeUintegerAccessor(&RoceCcDcqcn::m_byteCounter),
-                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute(
+                "ByteCounter",
+                "Bytes sent per byte-counter increase event; 0 disables the byte "
+                "counter (the timer alone then walks the stages).",
+                UintegerValue(10000000),
+                MakeUintegerAccessor(&RoceCcDcqcn::SetByteCounter, &RoceCcDcqcn::GetByteCounter),
+                MakeUintegerChecker<uint64_t>())
             .AddAttribute("FastRecoveryStages",
                           "F: increase events spent in fast recovery before additive increase.",
                           UintegerValue(5),
-                          MakeUintegerAccessor(&RoceCcDcqcn::m_fastRecovery),
+                          MakeUintegerAccessor(
+                              &RoceCcDcqcn::SetParam<uint32_t, &RoceDcqcnRpParams::fastRecovery>,
+                              &RoceCcDcqcn::GetParam<uint32_t, &RoceDcqcnRpParams::fastRecovery>),
                           MakeUintegerChecker<uint32_t>(0, 1000))
-            .AddAttribute("RateAi",
-                          "Additive increase R_AI.",
-                          DataRateValue(DataRate("40Mbps")),
-                          MakeDataRateAccessor(&RoceCcDcqcn::m_rateAi),
-                          MakeDataRateChecker())
-            .AddAttribute("RateHai",
-                          "Hyper increase R_HAI.",
-                          DataRateValue(DataRate("400Mbps")),
-                          MakeDataRateAccessor(&RoceCcDcqcn::m_rateHai),
-                          MakeDataRateChecker())
-            .AddAttribute("MinRate",
-                          "The rate never falls below this.",
-                          DataRateValue(DataRate("1Mbps")),
-                          MakeDataRateAccessor(&RoceCcDcqcn::m_minRate),
-                          MakeDataRateChecker())
-            .AddAttribute("MinDecreaseFactor",
-                          "A CNP leaves at least this fraction of the rate (0: no floor "
-                          "beyond 1 - alpha/2).",
-                          DoubleValue(0.0),
-                          MakeDoubleAccessor(&RoceCcDcqcn::m_minDecreaseFactor),
-                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute(
+                "RateAi",
+                "Additive increase R_AI.",
+                DataRateValue(DataRate("40Mbps")),
+                MakeDataRateAccessor(&RoceCcDcqcn::SetRateParam<&RoceDcqcnRpParams::rateAi>,
+                                     &RoceCcDcqcn::GetRateParam<&RoceDcqcnRpParams::rateAi>),
+                MakeDataRateChecker())
+            .AddAttribute(
+                "RateHai",
+                "Hyper increase R_HAI.",
+                DataRateValue(DataRate("400Mbps")),
+                MakeDataRateAccessor(&RoceCcDcqcn::SetRateParam<&RoceDcqcnRpParams::rateHai>,
+                                     &RoceCcDcqcn::GetRateParam<&RoceDcqcnRpParams::rateHai>),
+                MakeDataRateChecker())
+            .AddAttribute(
+                "MinRate",
+                "The rate never falls below this.",
+                DataRateValue(DataRate("1Mbps")),
+                MakeDataRateAccessor(&RoceCcDcqcn::SetRateParam<&RoceDcqcnRpParams::minRate>,
+                                     &RoceCcDcqcn::GetRateParam<&RoceDcqcnRpParams::minRate>),
+                MakeDataRateChecker())
+            .AddAttribute(
+                "MinDecreaseFactor",
+                "A CNP leaves at least this fraction of the rate (0: no floor "
+                "beyond 1 - alpha/2).",
+                DoubleValue(0.0),
+                MakeDoubleAccessor(
+                    &RoceCcDcqcn::SetParam<double, &RoceDcqcnRpParams::minDecreaseFactor>,
+                    &RoceCcDcqcn::GetParam<double, &RoceDcqcnRpParams::minDecreaseFactor>),
+                MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("ClampTargetRate",
                           "Every CNP sets the target rate to the current rate (the paper). "
                           "When false, only a CNP after the rate rose does (ConnectX's "
                           "default), so a burst of CNPs does not drag the target down.",
                           BooleanValue(true),
-                          MakeBooleanAccessor(&RoceCcDcqcn::m_clampTargetRate),
+                          MakeBooleanAccessor(
+                              &RoceCcDcqcn::SetParam<bool, &RoceDcqcnRpParams::clampTargetRate>,
+                              &RoceCcDcqcn::GetParam<bool, &RoceDcqcnRpParams::clampTargetRate>),
                           MakeBooleanChecker())
             .AddAttribute("RateDecreasePeriod",
                           "At most one decrease per period; CNPs within it are coalesced into "
@@ -243,20 +272,54 @@ RoceCcDcqcn::RoceCcDcqcn() = default;
 
 RoceCcDcqcn::RoceCcDcqcn(const RoceCcDcqcn& other)
     : RoceCongestionOps(other),
-      m_g(other.m_g),
-      m_initialAlpha(other.m_initialAlpha),
       m_alphaInterval(other.m_alphaInterval),
       m_increaseInterval(other.m_increaseInterval),
       m_byteCounter(other.m_byteCounter),
-      m_fastRecovery(other.m_fastRecovery),
-      m_rateAi(other.m_rateAi),
-      m_rateHai(other.m_rateHai),
-      m_minRate(other.m_minRate),
-      m_minDecreaseFactor(other.m_minDecreaseFactor),
-      m_clampTargetRate(other.m_clampTargetRate),
       m_decreasePeriod(other.m_decreasePeriod),
       m_cnpInterval(other.m_cnpInterval)
 {
+    m_rm.GetParams() = other.m_rm.GetParams(); // the attributes; the state starts afresh
+}
+
+template <typename V, V RoceDcqcnRpParams::*M>
+void
+RoceCcDcqcn::SetParam(V v)
+{
+    m_rm.GetParams().*M = v;
+}
+
+template <typename V, V RoceDcqcnRpParams::*M>
+V
+RoceCcDcqcn::GetParam() const
+{
+    return m_rm.GetParams().*M;
+}
+
+template <double RoceDcqcnRpParams::*M>
+void
+RoceCcDcqcn::SetRateParam(DataRate rate)
+{
+    m_rm.GetParams().*M = static_cast<double>(rate.GetBitRate());
+}
+
+template <double RoceDcqcnRpParams::*M>
+DataRate
+RoceCcDcqcn::GetRateParam() const
+{
+    return DataRate(static_cast<uint64_t>(m_rm.GetParams().*M));
+}
+
+void
+RoceCcDcqcn::SetByteCounter(uint64_t bytes)
+{
+    m_byteCounter = bytes;
+    m_rm.GetParams().byteCounterEnabled = bytes > 0;
+}
+
+uint64_t
+RoceCcDcqcn::GetByteCounter() const
+{
+    return m_byteCounter;
 }
 
 RoceCcDcqcn::~RoceCcDcqcn() = default;
@@ -264,7 +327,10 @@ RoceCcDcqcn::~RoceCcDcqcn() = default;
 void
 RoceCcDcqcn::DoDispose()
 {
-    m_deferredEvent.Cancel();
+    if (m_decreaseState)
+    {
+        m_decreaseState->deferredEvent.Cancel();
+    }
     m_increaseEvent.Cancel();
     RoceCongestionOps::DoDispose();
 }
@@ -285,28 +351,23 @@ void
 RoceCcDcqcn::Init(const RoceCcContext& ctx)
 {
     RoceCongestionOps::Init(ctx);
-    CheckRate("MinRate", m_minRate, "would stop the queue pair for good");
-    CheckRate("RateAi", m_rateAi, "");
-    CheckRate("RateHai", m_rateHai, "");
+    CheckRate("MinRate",
+              GetRateParam<&RoceDcqcnRpParams::minRate>(),
+              "would stop the queue pair for good");
+    CheckRate("RateAi", GetRateParam<&RoceDcqcnRpParams::rateAi>(), "");
+    CheckRate("RateHai", GetRateParam<&RoceDcqcnRpParams::rateHai>(), "");
+    double oldAlpha = m_rm.GetAlpha();
+    double oldTarget = m_rm.GetTargetRate();
     m_rm.Init(GetRpParams(ctx.lineRate));
     m_alphaAnchor = Simulator::Now();
-    Publish();
+    Publish(oldAlpha, oldTarget);
 }
 
 RoceDcqcnRpParams
 RoceCcDcqcn::GetRpParams(DataRate lineRate) const
 {
-    RoceDcqcnRpParams p;
+    RoceDcqcnRpParams p = m_rm.GetParams();
     p.lineRate = static_cast<double>(lineRate.GetBitRate());
-    p.g = m_g;
-    p.initialAlpha = m_initialAlpha;
-    p.rateAi = static_cast<double>(m_rateAi.GetBitRate());
-    p.rateHai = static_cast<double>(m_rateHai.GetBitRate());
-    p.fastRecovery = m_fastRecovery;
-    p.minRate = static_cast<double>(m_minRate.GetBitRate());
-    p.minDecreaseFactor = m_minDecreaseFactor;
-    p.clampTargetRate = m_clampTargetRate;
-    p.byteCounterEnabled = m_byteCounter > 0;
     return p;
 }
 
@@ -317,11 +378,18 @@ RoceCcDcqcn::GetRateMachine() const
 }
 
 void
-RoceCcDcqcn::Publish()
+RoceCcDcqcn::Publish(double oldAlpha, double oldTarget)
 {
+    // The traces fire as TracedValues would: with the old and new value, when they differ.
     m_rate = m_rm.GetRate();
-    m_targetTrace = m_rm.GetTargetRate();
-    m_alphaTrace = m_rm.GetAlpha();
+    if (m_rm.GetTargetRate() != oldTarget)
+    {
+        m_targetTrace(oldTarget, m_rm.GetTargetRate());
+    }
+    if (m_rm.GetAlpha() != oldAlpha)
+    {
+        m_alphaTrace(oldAlpha, m_rm.GetAlpha());
+    }
 }
 
 void
@@ -340,8 +408,12 @@ RoceCcDcqcn::CatchUpAlpha()
 double
 RoceCcDcqcn::GetAlpha()
 {
+    double oldAlpha = m_rm.GetAlpha();
     CatchUpAlpha();
-    m_alphaTrace = m_rm.GetAlpha();
+    if (m_rm.GetAlpha() != oldAlpha)
+    {
+        m_alphaTrace(oldAlpha, m_rm.GetAlpha());
+    }
     return m_rm.GetAlpha();
 }
 
@@ -360,7 +432,7 @@ RoceCcDcqcn::GetDecreases() const
 void
 RoceCcDcqcn::OnCnp()
 {
-    if (m_cnpPending)
+    if (m_decreaseState && m_decreaseState->cnpPending)
     {
         // The deferred decrease (due now or later) answers this CNP too. A CNP
         // arriving exactly when the period ends may run before that event; it
@@ -368,13 +440,14 @@ RoceCcDcqcn::OnCnp()
         return;
     }
     Time now = Simulator::Now();
-    if (m_decreasePeriod.IsStrictlyPositive() && m_decreased &&
-        now < m_lastDecrease + m_decreasePeriod)
+    if (m_decreasePeriod.IsStrictlyPositive() && m_decreaseState &&
+        now < m_decreaseState->lastDecrease + m_decreasePeriod)
     {
-        m_cnpPending = true;
-        m_deferredEvent = Simulator::Schedule(m_lastDecrease + m_decreasePeriod - now,
-                                              &RoceCcDcqcn::DeferredDecrease,
-                                              this);
+        m_decreaseState->cnpPending = true;
+        m_decreaseState->deferredEvent =
+            Simulator::Schedule(m_decreaseState->lastDecrease + m_decreasePeriod - now,
+                                &RoceCcDcqcn::DeferredDecrease,
+                                this);
         return;
     }
     DoDecrease();
@@ -383,21 +456,26 @@ RoceCcDcqcn::OnCnp()
 void
 RoceCcDcqcn::DeferredDecrease()
 {
-    m_cnpPending = false;
+    m_decreaseState->cnpPending = false;
     DoDecrease();
 }
 
 void
 RoceCcDcqcn::DoDecrease()
 {
+    double oldAlpha = m_rm.GetAlpha();
+    double oldTarget = m_rm.GetTargetRate();
     CatchUpAlpha();
     m_rm.Decrease();
     ++m_decreases;
-    m_decreased = true;
-    m_lastDecrease = Simulator::Now();
-    m_alphaAnchor = m_lastDecrease; // the alpha timer restarts at every CNP
+    if (!m_decreaseState)
+    {
+        m_decreaseState = std::make_unique<DecreaseState>();
+    }
+    m_decreaseState->lastDecrease = Simulator::Now();
+    m_alphaAnchor = Simulator::Now(); // the alpha timer restarts at every CNP
     m_bytesSinceBc = 0;
-    Publish();
+    Publish(oldAlpha, oldTarget);
     Simulator::Remove(m_increaseEvent);
     RestartIncreaseTimer();
 }
@@ -416,8 +494,10 @@ void
 RoceCcDcqcn::IncreaseTimer()
 {
     double before = m_rate;
+    double oldAlpha = m_rm.GetAlpha();
+    double oldTarget = m_rm.GetTargetRate();
     m_rm.TimerExpired();
-    Publish();
+    Publish(oldAlpha, oldTarget);
     RestartIncreaseTimer();
     if (m_rate > before)
     {
@@ -437,12 +517,14 @@ RoceCcDcqcn::OnSend(uint32_t payloadBytes, uint32_t /* wireBytes */)
     {
         return; // the per-packet path: one addition and one comparison
     }
+    double oldAlpha = m_rm.GetAlpha();
+    double oldTarget = m_rm.GetTargetRate();
     while (m_bytesSinceBc >= m_byteCounter && m_rm.IsRecovering())
     {
         m_bytesSinceBc -= m_byteCounter;
         m_rm.ByteCounterExpired();
     }
-    Publish();
+    Publish(oldAlpha, oldTarget);
     if (!m_rm.IsRecovering())
     {
         Simulator::Remove(m_increaseEvent);
@@ -453,11 +535,10 @@ bool
 RoceCcDcqcn::OnCeReceived()
 {
     Time now = Simulator::Now();
-    if (m_cnpSent && now < m_lastCnpSent + m_cnpInterval)
+    if (m_lastCnpSent.GetTimeStep() != NEVER && now < m_lastCnpSent + m_cnpInterval)
     {
         return false;
     }
-    m_cnpSent = true;
     m_lastCnpSent = now;
     return true;
 }

@@ -7,8 +7,11 @@
 #include "roce-congestion-ops.h"
 
 #include "ns3/event-id.h"
+#include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <limits>
+#include <memory>
 
 namespace ns3
 {
@@ -25,9 +28,9 @@ struct RoceDcqcnRpParams
     double initialAlpha{1.0};       //!< alpha when the QP connects
     double rateAi{40e6};            //!< additive increase R_AI, bit/s
     double rateHai{400e6};          //!< hyper increase R_HAI, bit/s
-    uint32_t fastRecovery{5};       //!< F: stages of fast recovery
     double minRate{1e6};            //!< Rc never falls below it, bit/s
     double minDecreaseFactor{0.0};  //!< a CNP leaves Rc at least this fraction of itself
+    uint32_t fastRecovery{5};       //!< F: stages of fast recovery
     bool clampTargetRate{true};     //!< every CNP sets Rt to Rc (else only after an increase)
     bool byteCounterEnabled{false}; //!< BC counts; when off, BC follows T
 };
@@ -99,14 +102,22 @@ class RoceDcqcnRateMachine
     /** \return true while Rc or Rt is below the line rate (increase events matter) */
     bool IsRecovering() const;
 
+    /**
+     * \brief The parameters, for changing them (they apply from the next event on).
+     * \return the parameters
+     */
+    RoceDcqcnRpParams& GetParams();
+    /** \return the parameters */
+    const RoceDcqcnRpParams& GetParams() const;
+
   private:
     /** \brief Apply the increase stage the counters select. \return it */
     Stage Increase();
 
     RoceDcqcnRpParams m_p;
-    double m_rc{0};
-    double m_rt{0};
-    double m_alpha{1};
+    double m_rc{0};    //!< Rc, bit/s (0 until Init)
+    double m_rt{0};    //!< Rt, bit/s (0 until Init)
+    double m_alpha{0}; //!< alpha (0 until Init)
     uint32_t m_t{0};
     uint32_t m_bc{0};
     bool m_increased{false}; //!< Rc rose since the last decrease
@@ -185,37 +196,85 @@ class RoceCcDcqcn : public RoceCongestionOps
     void IncreaseTimer();
     /** \brief (Re)start the rate-increase timer if the rate is below line rate. */
     void RestartIncreaseTimer();
-    /** \brief Copy Rc and alpha to the traces. */
-    void Publish();
+    /**
+     * \brief Copy Rc, Rt and alpha to the traces.
+     * \param oldAlpha alpha as last published (before the rate machine changed it)
+     * \param oldTarget Rt as last published
+     */
+    void Publish(double oldAlpha, double oldTarget);
 
-    // attributes
-    double m_g;
-    double m_initialAlpha;
+    /**
+     * \brief Set a rate-machine parameter (attribute setter).
+     * \tparam V the parameter's type
+     * \tparam M the parameter
+     * \param v the value
+     */
+    template <typename V, V RoceDcqcnRpParams::*M>
+    void SetParam(V v);
+    /**
+     * \brief Get a rate-machine parameter (attribute getter).
+     * \tparam V the parameter's type
+     * \tparam M the parameter
+     * \return the value
+     */
+    template <typename V, V RoceDcqcnRpParams::*M>
+    V GetParam() const;
+    /**
+     * \brief Set a rate parameter of the rate machine, held in bit/s.
+     * \tparam M the parameter
+     * \param rate the rate
+     */
+    template <double RoceDcqcnRpParams::*M>
+    void SetRateParam(DataRate rate);
+    /**
+     * \brief Get a rate parameter of the rate machine.
+     * \tparam M the parameter
+     * \return the rate
+     */
+    template <double RoceDcqcnRpParams::*M>
+    DataRate GetRateParam() const;
+    /**
+     * \brief ByteCounter attribute setter: also tells the rate machine whether BC counts.
+     * \param bytes bytes per byte-counter event, 0 for none
+     */
+    void SetByteCounter(uint64_t bytes);
+    /** \return the ByteCounter attribute */
+    uint64_t GetByteCounter() const;
+
+    /**
+     * \brief The rarely used reaction-point state of CNP coalescing
+     * (RateDecreasePeriod), allocated at the first decrease.
+     */
+    struct DecreaseState
+    {
+        Time lastDecrease;      //!< when the last decrease applied
+        EventId deferredEvent;  //!< the deferred decrease
+        bool cnpPending{false}; //!< a CNP awaits the deferred decrease
+    };
+
+    // Attributes. The rate-machine parameters (G, InitialAlpha, RateAi,
+    // RateHai, MinRate, MinDecreaseFactor, ClampTargetRate, FastRecoveryStages)
+    // are held once, in m_rm.
     Time m_alphaInterval;
     Time m_increaseInterval;
     uint64_t m_byteCounter;
-    uint32_t m_fastRecovery;
-    DataRate m_rateAi;
-    DataRate m_rateHai;
-    DataRate m_minRate;
-    double m_minDecreaseFactor;
-    bool m_clampTargetRate;
     Time m_decreasePeriod;
     Time m_cnpInterval;
 
     RoceDcqcnRateMachine m_rm;
-    TracedValue<double> m_alphaTrace;  //!< alpha after each update
-    TracedValue<double> m_targetTrace; //!< Rt
-    Time m_alphaAnchor;                //!< start of the current alpha period
-    Time m_lastDecrease;               //!< when the last decrease applied
-    bool m_decreased{false};           //!< a decrease has applied
-    bool m_cnpPending{false};          //!< a CNP awaits the deferred decrease
-    EventId m_deferredEvent;
+    // The Alpha and TargetRate trace sources: the values they report are the
+    // rate machine's, so only the callbacks are kept here.
+    TracedCallback<double, double> m_alphaTrace;    //!< alpha after each update
+    TracedCallback<double, double> m_targetTrace;   //!< Rt
+    Time m_alphaAnchor;                             //!< start of the current alpha period
+    std::unique_ptr<DecreaseState> m_decreaseState; //!< null until the first decrease
     EventId m_increaseEvent;
     uint64_t m_bytesSinceBc{0};
     uint64_t m_decreases{0};
-    Time m_lastCnpSent; //!< NP: when this QP last asked for a CNP
-    bool m_cnpSent{false};
+    Time m_lastCnpSent{NEVER}; //!< NP: when this QP last asked for a CNP (NEVER: not yet)
+
+    /** m_lastCnpSent before the first CNP */
+    static constexpr int64_t NEVER = std::numeric_limits<int64_t>::min();
 };
 
 } // namespace ns3

@@ -17,6 +17,7 @@
 #include "ns3/roce-psn.h"
 #include "ns3/roce-reth-header.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -27,6 +28,94 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("RoceQueuePair");
 NS_OBJECT_ENSURE_REGISTERED(RoceQueuePair);
+
+template <typename Source>
+class RoceQueuePair::TraceAccessor : public TraceSourceAccessor
+{
+  public:
+    /**
+     * \brief Constructor.
+     * \param source the member of Traces
+     */
+    explicit TraceAccessor(Source Traces::*source)
+        : m_source(source)
+    {
+    }
+
+    bool ConnectWithoutContext(ObjectBase* obj, const CallbackBase& cb) const override
+    {
+        Source* s = Find(obj);
+        if (s == nullptr)
+        {
+            return false;
+        }
+        s->ConnectWithoutContext(cb);
+        return true;
+    }
+
+    bool Connect(ObjectBase* obj, std::string context, const CallbackBase& cb) const override
+    {
+        Source* s = Find(obj);
+        if (s == nullptr)
+        {
+            return false;
+        }
+        s->Connect(cb, context);
+        return true;
+    }
+
+    bool DisconnectWithoutContext(ObjectBase* obj, const CallbackBase& cb) const override
+    {
+        Source* s = Find(obj);
+        if (s == nullptr)
+        {
+            return false;
+        }
+        s->DisconnectWithoutContext(cb);
+        return true;
+    }
+
+    bool Disconnect(ObjectBase* obj, std::string context, const CallbackBase& cb) const override
+    {
+        Source* s = Find(obj);
+        if (s == nullptr)
+        {
+            return false;
+        }
+        s->Disconnect(cb, context);
+        return true;
+    }
+
+  private:
+    /**
+     * \param obj the object
+     * \return its trace source, or null if obj is not a queue pair
+     */
+    Source* Find(ObjectBase* obj) const
+    {
+        auto qp = dynamic_cast<RoceQueuePair*>(obj);
+        return qp == nullptr ? nullptr : &(qp->GetTraces().*m_source);
+    }
+
+    Source Traces::*m_source; //!< the trace source in Traces
+};
+
+template <typename Source>
+Ptr<const TraceSourceAccessor>
+RoceQueuePair::MakeTraceAccessor(Source Traces::*source)
+{
+    return Create<TraceAccessor<Source>>(source);
+}
+
+RoceQueuePair::Traces&
+RoceQueuePair::GetTraces()
+{
+    if (!m_traces)
+    {
+        m_traces = std::make_unique<Traces>();
+    }
+    return *m_traces;
+}
 
 TypeId
 RoceQueuePair::GetTypeId()
@@ -96,28 +185,28 @@ RoceQueuePair::GetTypeId()
                           MakePointerChecker<RoceCongestionOps>())
             .AddTraceSource("MessageComplete",
                             "A posted message completed (or failed).",
-                            MakeTraceSourceAccessor(&RoceQueuePair::m_completeTrace),
+                            MakeTraceAccessor(&Traces::complete),
                             "ns3::RoceQueuePair::CompletionTracedCallback")
             .AddTraceSource("Retransmit",
                             "Go-back-N after a NAK: the PSN resent from and the packets resent.",
-                            MakeTraceSourceAccessor(&RoceQueuePair::m_retransmitTrace),
+                            MakeTraceAccessor(&Traces::retransmit),
                             "ns3::RoceQueuePair::RetransmitTracedCallback")
             .AddTraceSource("Timeout",
                             "The retransmission timer fired: PSN resent from, packets resent.",
-                            MakeTraceSourceAccessor(&RoceQueuePair::m_timeoutTrace),
+                            MakeTraceAccessor(&Traces::timeout),
                             "ns3::RoceQueuePair::RetransmitTracedCallback")
             .AddTraceSource("Deliver",
                             "The receiver accepted a packet in order (PSN, payload bytes).",
-                            MakeTraceSourceAccessor(&RoceQueuePair::m_deliverTrace),
+                            MakeTraceAccessor(&Traces::deliver),
                             "ns3::RoceQueuePair::DeliverTracedCallback")
             .AddTraceSource("MessageReceived",
                             "The receiver accepted the last packet of a message "
                             "(message bytes, receiver MSN).",
-                            MakeTraceSourceAccessor(&RoceQueuePair::m_messageReceivedTrace),
+                            MakeTraceAccessor(&Traces::messageReceived),
                             "ns3::RoceQueuePair::MessageReceivedTracedCallback")
             .AddTraceSource("Error",
                             "The QP entered the error state (QPN).",
-                            MakeTraceSourceAccessor(&RoceQueuePair::m_errorTrace),
+                            MakeTraceAccessor(&Traces::error),
                             "ns3::RoceQueuePair::ErrorTracedCallback");
     return tid;
 }
@@ -214,7 +303,10 @@ RoceQueuePair::Post(uint64_t bytes, bool write, CompletionCallback cb)
     if (m_state == ERROR)
     {
         RoceCompletion c{m.id, bytes, m.posted, Simulator::Now(), false};
-        m_completeTrace(c);
+        if (m_traces)
+        {
+            m_traces->complete(c);
+        }
         if (!cb.IsNull())
         {
             cb(c);
@@ -460,7 +552,10 @@ RoceQueuePair::RtoExpired()
     }
     ++m_stats.timeouts;
     ++m_retries;
-    m_timeoutTrace(RocePsn::ToWire(m_sndUna), static_cast<uint32_t>(m_sndMax - m_sndUna));
+    if (m_traces)
+    {
+        m_traces->timeout(RocePsn::ToWire(m_sndUna), static_cast<uint32_t>(m_sndMax - m_sndUna));
+    }
     if (m_retries > m_retryCount)
     {
         EnterError();
@@ -519,7 +614,10 @@ RoceQueuePair::EnterError()
               << RocePsn::ToWire(m_sndUna) << " (t=" << Simulator::Now().As(Time::US)
               << "); the QP is in the error state and its " << m_messages.size() - m_msgHead
               << " pending message(s) failed" << std::endl;
-    m_errorTrace(m_qpn);
+    if (m_traces)
+    {
+        m_traces->error(m_qpn);
+    }
     std::vector<Message> failed;
     failed.swap(m_messages);
     std::size_t head = m_msgHead;
@@ -528,7 +626,10 @@ RoceQueuePair::EnterError()
     {
         const Message& m = failed[i];
         RoceCompletion c{m.id, m.bytes, m.posted, Simulator::Now(), false};
-        m_completeTrace(c);
+        if (m_traces)
+        {
+            m_traces->complete(c);
+        }
         if (!m.cb.IsNull())
         {
             m.cb(c);
@@ -580,7 +681,10 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntR
             CompletionCallback cb = m.cb;
             PopMessage();
             ++m_stats.messagesCompleted;
-            m_completeTrace(c);
+            if (m_traces)
+            {
+                m_traces->complete(c);
+            }
             if (!cb.IsNull())
             {
                 cb(c);
@@ -642,7 +746,10 @@ RoceQueuePair::ReceiveAck(const RoceBthHeader& bth,
         if (seq >= m_sndUna && seq < m_sndNxt)
         {
             uint64_t resent = m_sndMax - seq;
-            m_retransmitTrace(RocePsn::ToWire(seq), static_cast<uint32_t>(resent));
+            if (m_traces)
+            {
+                m_traces->retransmit(RocePsn::ToWire(seq), static_cast<uint32_t>(resent));
+            }
             m_cc->OnNak();
             GoBack(seq);
         }
@@ -723,13 +830,19 @@ RoceQueuePair::ReceiveData(Ptr<Packet> p,
     m_intEcho = ints;
     m_stats.bytesDelivered += payload;
     m_rcvMessageBytes += payload;
-    m_deliverTrace(bth.GetPsn(), payload);
+    if (m_traces)
+    {
+        m_traces->deliver(bth.GetPsn(), payload);
+    }
     bool last = RoceBthHeader::IsLast(op);
     if (last)
     {
         m_rcvMsn = (m_rcvMsn + 1) & 0xFFFFFF;
         ++m_stats.messagesReceived;
-        m_messageReceivedTrace(m_rcvMessageBytes, m_rcvMsn);
+        if (m_traces)
+        {
+            m_traces->messageReceived(m_rcvMessageBytes, m_rcvMsn);
+        }
     }
     if (last || bth.GetAckReq() || ++m_unackedPackets >= m_ackInterval)
     {

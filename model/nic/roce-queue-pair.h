@@ -13,6 +13,7 @@
 #include "ns3/roce-int-record.h"
 #include "ns3/traced-callback.h"
 
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -317,6 +318,7 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     uint32_t m_retryCount{7};
     uint32_t m_ackInterval{1};
     uint32_t m_maxInflightPackets{1u << 20};
+    uint32_t m_retries{0}; //!< sender: RTO expiries since progress (here to fill padding)
     uint64_t m_remoteVa{0};
     uint32_t m_rkey{0};
     uint32_t m_mtu{1024}; //!< payload per packet, from the NIC
@@ -335,32 +337,60 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     uint64_t m_sndMax{0}; //!< highest sent + 1
     uint64_t m_sndEnd{0}; //!< next to be assigned to a message
     Time m_nextSendTime{0};
-    Time m_lastSendTime{0};      //!< when the last data packet was built
-    uint32_t m_lastWireBytes{0}; //!< its bytes on the wire
+    Time m_lastSendTime{0}; //!< when the last data packet was built
     EventId m_rtoEvent;
     Time m_rtoDeadline;
-    uint32_t m_retries{0};
-    uint64_t m_rttSeq{0};   //!< the packet being timed for an RTT sample
-    Time m_rttSent;         //!< when it was sent
-    bool m_rttValid{false}; //!< a packet is being timed
+    uint64_t m_rttSeq{0};        //!< the packet being timed for an RTT sample
+    Time m_rttSent;              //!< when it was sent
+    uint32_t m_lastWireBytes{0}; //!< bytes on the wire of the last data packet
+    bool m_rttValid{false};      //!< a packet is being timed
+    bool m_nakSent{false};       //!< receiver (here to share the padding)
+    bool m_ceSinceAck{false};    //!< receiver (here to share the padding)
 
     // receiver
     uint64_t m_rcvNxt{0};
     uint32_t m_rcvMsn{0};
-    bool m_nakSent{false};
     uint32_t m_unackedPackets{0};
-    bool m_ceSinceAck{false};
     uint64_t m_rcvMessageBytes{0};
     std::vector<RoceIntRecord> m_intEcho; //!< INT of the last data packet, for the next ACK
 
     Stats m_stats;
 
-    TracedCallback<const RoceCompletion&> m_completeTrace;
-    TracedCallback<uint32_t, uint32_t> m_retransmitTrace;
-    TracedCallback<uint32_t, uint32_t> m_timeoutTrace;
-    TracedCallback<uint32_t, uint32_t> m_deliverTrace;
-    TracedCallback<uint64_t, uint64_t> m_messageReceivedTrace;
-    TracedCallback<uint32_t> m_errorTrace;
+    /**
+     * \brief The trace sources' callbacks, allocated when the first one is
+     * connected: a queue pair nobody traces pays one pointer instead of six
+     * callback lists, and firing a trace nobody connected is one null test.
+     */
+    struct Traces
+    {
+        TracedCallback<const RoceCompletion&> complete;     //!< MessageComplete
+        TracedCallback<uint32_t, uint32_t> retransmit;      //!< Retransmit
+        TracedCallback<uint32_t, uint32_t> timeout;         //!< Timeout
+        TracedCallback<uint32_t, uint32_t> deliver;         //!< Deliver
+        TracedCallback<uint64_t, uint64_t> messageReceived; //!< MessageReceived
+        TracedCallback<uint32_t> error;                     //!< Error
+    };
+
+    /**
+     * \brief Accessor of a trace source in Traces: connecting allocates them.
+     * \tparam Source the TracedCallback type
+     */
+    template <typename Source>
+    class TraceAccessor;
+
+    /**
+     * \brief Make the accessor of a trace source in Traces.
+     * \tparam Source the TracedCallback type
+     * \param source the member of Traces
+     * \return the accessor
+     */
+    template <typename Source>
+    static Ptr<const TraceSourceAccessor> MakeTraceAccessor(Source Traces::*source);
+
+    /** \return the traces, allocated on first use */
+    Traces& GetTraces();
+
+    std::unique_ptr<Traces> m_traces; //!< null until a trace source is connected
 };
 
 } // namespace ns3
