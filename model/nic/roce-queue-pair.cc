@@ -711,8 +711,12 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntR
         m_rttValid = false;
         m_cc->RecordRtt(ev.rtt);
     }
+    double rateBefore = m_cc->GetRate();
     m_cc->OnAck(ev);
-    ApplyRateRise(); // the caller notifies the NIC
+    if (m_cc->GetRate() > rateBefore)
+    {
+        ApplyRateRise(); // the caller notifies the NIC
+    }
     if (m_sndMax > m_sndUna)
     {
         ArmRto();
