@@ -2,11 +2,13 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * TIMELY's rate rules and DCTCP-style window rules against hand-computed
- * values, each rule on its own queue pair fed directly.
+ * values, each rule on its own queue pair fed directly; DCQCN's Alpha and
+ * TargetRate trace sources on hand-fed CNPs.
  */
 #include "ns3/double.h"
 #include "ns3/node-container.h"
 #include "ns3/queue-size.h"
+#include "ns3/roce-cc-dcqcn.h"
 #include "ns3/roce-cc-dctcp.h"
 #include "ns3/roce-cc-hpcc.h"
 #include "ns3/roce-cc-timely.h"
@@ -24,6 +26,76 @@
 #include <vector>
 
 using namespace ns3;
+
+/**
+ * \ingroup rocev2
+ * DCQCN's Alpha and TargetRate trace sources fire once per change, with the
+ * old and new values of the reaction-point equations (Zhu et al. 2015):
+ * on a CNP Rt <- Rc, Rc <- Rc (1 - alpha / 2), alpha <- (1 - g) alpha + g.
+ */
+class DcqcnTraceTestCase : public TestCase
+{
+  public:
+    DcqcnTraceTestCase()
+        : TestCase("DCQCN: Alpha and TargetRate traces fire with the equations' old and new values")
+    {
+    }
+
+  private:
+    /** A trace firing: old and new value. */
+    using Change = std::pair<double, double>;
+
+    void DoRun() override
+    {
+        Ptr<RoceCcDcqcn> cc = CreateObject<RoceCcDcqcn>();
+        cc->SetAttribute("InitialAlpha", DoubleValue(0.5));
+        cc->SetAttribute("RateIncreaseTimer", TimeValue(Seconds(1))); // no increase in the run
+        RoceCcContext ctx;
+        ctx.lineRate = DataRate("100Gbps");
+        std::vector<Change> alpha;
+        std::vector<Change> target;
+        cc->TraceConnectWithoutContext("Alpha",
+                                       MakeBoundCallback(&DcqcnTraceTestCase::Record, &alpha));
+        cc->TraceConnectWithoutContext("TargetRate",
+                                       MakeBoundCallback(&DcqcnTraceTestCase::Record, &target));
+        Simulator::Schedule(Time(0), [cc, ctx]() {
+            cc->Init(ctx);
+            cc->OnCnp();
+        });
+        Simulator::Schedule(MicroSeconds(10), [cc]() { cc->OnCnp(); });
+        Simulator::Stop(MicroSeconds(20)); // before the first alpha period (55 us) ends
+        Simulator::Run();
+        Simulator::Destroy();
+
+        const double g = 1.0 / 256;
+        const double a1 = 0.5 * (1 - g) + g;
+        const double a2 = a1 * (1 - g) + g;
+        const double rc1 = 100e9 * (1 - 0.5 / 2); // the first cut uses alpha before its update
+        // Init publishes the initial values (the traces start from 0), then
+        // each CNP changes alpha, and the second sets Rt to the first cut's Rc.
+        NS_TEST_ASSERT_MSG_EQ(alpha.size(), 3, "Init, then one Alpha change per CNP");
+        NS_TEST_EXPECT_MSG_EQ_TOL(alpha[0].second, 0.5, 1e-12, "InitialAlpha at Init");
+        NS_TEST_EXPECT_MSG_EQ_TOL(alpha[1].first, 0.5, 1e-12, "Alpha old value");
+        NS_TEST_EXPECT_MSG_EQ_TOL(alpha[1].second, a1, 1e-12, "alpha after the first CNP");
+        NS_TEST_EXPECT_MSG_EQ_TOL(alpha[2].first, a1, 1e-12, "Alpha old value");
+        NS_TEST_EXPECT_MSG_EQ_TOL(alpha[2].second, a2, 1e-12, "alpha after the second CNP");
+        // The first CNP sets Rt to Rc = line rate, its value already: no firing.
+        NS_TEST_ASSERT_MSG_EQ(target.size(), 2, "TargetRate fires at Init and when Rt changes");
+        NS_TEST_EXPECT_MSG_EQ_TOL(target[0].second, 100e9, 1, "Rt = line rate at Init");
+        NS_TEST_EXPECT_MSG_EQ_TOL(target[1].first, 100e9, 1, "Rt before the second CNP");
+        NS_TEST_EXPECT_MSG_EQ_TOL(target[1].second, rc1, 1, "Rt <- Rc after the first cut");
+    }
+
+    /**
+     * \param log where to record
+     * \param oldValue the value before
+     * \param newValue the value after
+     */
+    static void Record(std::vector<Change>* log, double oldValue, double newValue)
+    {
+        log->emplace_back(oldValue, newValue);
+    }
+};
 
 /**
  * \ingroup rocev2
@@ -218,6 +290,7 @@ class RoceCcArithmeticTestSuite : public TestSuite
     {
         AddTestCase(new TimelyArithmeticTestCase, TestCase::QUICK);
         AddTestCase(new DctcpArithmeticTestCase, TestCase::QUICK);
+        AddTestCase(new DcqcnTraceTestCase, TestCase::QUICK);
     }
 };
 
