@@ -182,15 +182,17 @@ RoceCcDcqcn::GetTypeId()
                               &RoceCcDcqcn::SetParam<double, &RoceDcqcnRpParams::initialAlpha>,
                               &RoceCcDcqcn::GetParam<double, &RoceDcqcnRpParams::initialAlpha>),
                           MakeDoubleChecker<double>(0.0, 1.0))
-            .AddAttribute("AlphaUpdateInterval",
-                          "Alpha period K: alpha decays once per period without a CNP.",
-                          TimeValue(MicroSeconds(55)),
-                          MakeTimeAccessor(&RoceCcDcqcn::m_alphaInterval),
-                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute(
+                "AlphaUpdateInterval",
+                "Alpha period K: alpha decays once per period without a CNP.",
+                TimeValue(MicroSeconds(55)),
+                MakeTimeAccessor(&RoceCcDcqcn::SetAlphaInterval, &RoceCcDcqcn::GetAlphaInterval),
+                MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RateIncreaseTimer",
                           "Period of the rate-increase timer.",
                           TimeValue(MicroSeconds(55)),
-                          MakeTimeAccessor(&RoceCcDcqcn::m_increaseInterval),
+                          MakeTimeAccessor(&RoceCcDcqcn::SetIncreaseInterval,
+                                           &RoceCcDcqcn::GetIncreaseInterval),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute(
                 "ByteCounter",
@@ -245,18 +247,20 @@ RoceCcDcqcn::GetTypeId()
                               &RoceCcDcqcn::SetParam<bool, &RoceDcqcnRpParams::clampTargetRate>,
                               &RoceCcDcqcn::GetParam<bool, &RoceDcqcnRpParams::clampTargetRate>),
                           MakeBooleanChecker())
-            .AddAttribute("RateDecreasePeriod",
-                          "At most one decrease per period; CNPs within it are coalesced into "
-                          "one decrease at its end. 0: every CNP decreases.",
-                          TimeValue(Time(0)),
-                          MakeTimeAccessor(&RoceCcDcqcn::m_decreasePeriod),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("CnpInterval",
-                          "Notification point: at most one CNP per interval per queue pair. "
-                          "0: a CNP for every CE-marked packet.",
-                          TimeValue(MicroSeconds(50)),
-                          MakeTimeAccessor(&RoceCcDcqcn::m_cnpInterval),
-                          MakeTimeChecker(Time(0)))
+            .AddAttribute(
+                "RateDecreasePeriod",
+                "At most one decrease per period; CNPs within it are coalesced into "
+                "one decrease at its end. 0: every CNP decreases.",
+                TimeValue(Time(0)),
+                MakeTimeAccessor(&RoceCcDcqcn::SetDecreasePeriod, &RoceCcDcqcn::GetDecreasePeriod),
+                MakeTimeChecker(Time(0)))
+            .AddAttribute(
+                "CnpInterval",
+                "Notification point: at most one CNP per interval per queue pair. "
+                "0: a CNP for every CE-marked packet.",
+                TimeValue(MicroSeconds(50)),
+                MakeTimeAccessor(&RoceCcDcqcn::SetCnpInterval, &RoceCcDcqcn::GetCnpInterval),
+                MakeTimeChecker(Time(0)))
             .AddTraceSource("Alpha",
                             "DCQCN alpha of the queue pair.",
                             MakeTraceSourceAccessor(&RoceCcDcqcn::m_alphaTrace),
@@ -269,6 +273,54 @@ RoceCcDcqcn::GetTypeId()
 }
 
 RoceCcDcqcn::RoceCcDcqcn() = default;
+
+void
+RoceCcDcqcn::SetAlphaInterval(Time t)
+{
+    m_alphaInterval = t.GetTimeStep();
+}
+
+Time
+RoceCcDcqcn::GetAlphaInterval() const
+{
+    return TimeStep(m_alphaInterval);
+}
+
+void
+RoceCcDcqcn::SetIncreaseInterval(Time t)
+{
+    m_increaseInterval = t.GetTimeStep();
+}
+
+Time
+RoceCcDcqcn::GetIncreaseInterval() const
+{
+    return TimeStep(m_increaseInterval);
+}
+
+void
+RoceCcDcqcn::SetDecreasePeriod(Time t)
+{
+    m_decreasePeriod = t.GetTimeStep();
+}
+
+Time
+RoceCcDcqcn::GetDecreasePeriod() const
+{
+    return TimeStep(m_decreasePeriod);
+}
+
+void
+RoceCcDcqcn::SetCnpInterval(Time t)
+{
+    m_cnpInterval = t.GetTimeStep();
+}
+
+Time
+RoceCcDcqcn::GetCnpInterval() const
+{
+    return TimeStep(m_cnpInterval);
+}
 
 RoceCcDcqcn::RoceCcDcqcn(const RoceCcDcqcn& other)
     : RoceCongestionOps(other),
@@ -359,7 +411,7 @@ RoceCcDcqcn::Init(const RoceCcContext& ctx)
     double oldAlpha = m_rm.GetAlpha();
     double oldTarget = m_rm.GetTargetRate();
     m_rm.Init(GetRpParams(ctx.lineRate));
-    m_alphaAnchor = Simulator::Now();
+    m_alphaAnchor = Simulator::Now().GetTimeStep();
     Publish(oldAlpha, oldTarget);
 }
 
@@ -395,8 +447,7 @@ RoceCcDcqcn::Publish(double oldAlpha, double oldTarget)
 void
 RoceCcDcqcn::CatchUpAlpha()
 {
-    Time now = Simulator::Now();
-    int64_t periods = (now - m_alphaAnchor).GetTimeStep() / m_alphaInterval.GetTimeStep();
+    int64_t periods = (Simulator::Now().GetTimeStep() - m_alphaAnchor) / m_alphaInterval;
     if (periods <= 0)
     {
         return;
@@ -440,12 +491,12 @@ RoceCcDcqcn::OnCnp()
         return;
     }
     Time now = Simulator::Now();
-    if (m_decreasePeriod.IsStrictlyPositive() && m_decreaseState &&
-        now < m_decreaseState->lastDecrease + m_decreasePeriod)
+    if (m_decreasePeriod > 0 && m_decreaseState &&
+        now < m_decreaseState->lastDecrease + TimeStep(m_decreasePeriod))
     {
         m_decreaseState->cnpPending = true;
         m_decreaseState->deferredEvent =
-            Simulator::Schedule(m_decreaseState->lastDecrease + m_decreasePeriod - now,
+            Simulator::Schedule(m_decreaseState->lastDecrease + TimeStep(m_decreasePeriod) - now,
                                 &RoceCcDcqcn::DeferredDecrease,
                                 this);
         return;
@@ -473,7 +524,7 @@ RoceCcDcqcn::DoDecrease()
         m_decreaseState = std::make_unique<DecreaseState>();
     }
     m_decreaseState->lastDecrease = Simulator::Now();
-    m_alphaAnchor = Simulator::Now(); // the alpha timer restarts at every CNP
+    m_alphaAnchor = Simulator::Now().GetTimeStep(); // the alpha timer restarts at every CNP
     m_bytesSinceBc = 0;
     Publish(oldAlpha, oldTarget);
     Simulator::Remove(m_increaseEvent);
@@ -486,7 +537,7 @@ RoceCcDcqcn::RestartIncreaseTimer()
     if (m_rm.IsRecovering())
     {
         m_increaseEvent =
-            Simulator::Schedule(m_increaseInterval, &RoceCcDcqcn::IncreaseTimer, this);
+            Simulator::Schedule(TimeStep(m_increaseInterval), &RoceCcDcqcn::IncreaseTimer, this);
     }
 }
 
@@ -535,11 +586,11 @@ bool
 RoceCcDcqcn::OnCeReceived()
 {
     Time now = Simulator::Now();
-    if (m_lastCnpSent.GetTimeStep() != NEVER && now < m_lastCnpSent + m_cnpInterval)
+    if (m_lastCnpSent != NEVER && now.GetTimeStep() < m_lastCnpSent + m_cnpInterval)
     {
         return false;
     }
-    m_lastCnpSent = now;
+    m_lastCnpSent = now.GetTimeStep();
     return true;
 }
 

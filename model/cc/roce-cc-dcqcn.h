@@ -252,26 +252,45 @@ class RoceCcDcqcn : public RoceCongestionOps
         bool cnpPending{false}; //!< a CNP awaits the deferred decrease
     };
 
+    /** \param t the AlphaUpdateInterval attribute */
+    void SetAlphaInterval(Time t);
+    /** \return the AlphaUpdateInterval attribute */
+    Time GetAlphaInterval() const;
+    /** \param t the RateIncreaseTimer attribute */
+    void SetIncreaseInterval(Time t);
+    /** \return the RateIncreaseTimer attribute */
+    Time GetIncreaseInterval() const;
+    /** \param t the RateDecreasePeriod attribute */
+    void SetDecreasePeriod(Time t);
+    /** \return the RateDecreasePeriod attribute */
+    Time GetDecreasePeriod() const;
+    /** \param t the CnpInterval attribute */
+    void SetCnpInterval(Time t);
+    /** \return the CnpInterval attribute */
+    Time GetCnpInterval() const;
+
     // Attributes. The rate-machine parameters (G, InitialAlpha, RateAi,
     // RateHai, MinRate, MinDecreaseFactor, ClampTargetRate, FastRecoveryStages)
     // are held once, in m_rm.
-    Time m_alphaInterval;
-    Time m_increaseInterval;
+    // Times as int64_t time steps: ns-3 records every Time object built before
+    // Simulator::Run (about 48 bytes each), which every idle QP would pay.
+    int64_t m_alphaInterval{0};    //!< AlphaUpdateInterval, time steps
+    int64_t m_increaseInterval{0}; //!< RateIncreaseTimer, time steps
     uint64_t m_byteCounter;
-    Time m_decreasePeriod;
-    Time m_cnpInterval;
+    int64_t m_decreasePeriod{0}; //!< RateDecreasePeriod, time steps
+    int64_t m_cnpInterval{0};    //!< CnpInterval, time steps
 
     RoceDcqcnRateMachine m_rm;
     // The Alpha and TargetRate trace sources: the values they report are the
     // rate machine's, so only the callbacks are kept here.
-    TracedCallback<double, double> m_alphaTrace;    //!< alpha after each update
-    TracedCallback<double, double> m_targetTrace;   //!< Rt
-    Time m_alphaAnchor;                             //!< start of the current alpha period
+    TracedCallback<double, double> m_alphaTrace;  //!< alpha after each update
+    TracedCallback<double, double> m_targetTrace; //!< Rt
+    int64_t m_alphaAnchor{0};                     //!< start of the current alpha period, time steps
     std::unique_ptr<DecreaseState> m_decreaseState; //!< null until the first decrease
     EventId m_increaseEvent;
     uint64_t m_bytesSinceBc{0};
     uint64_t m_decreases{0};
-    Time m_lastCnpSent{NEVER}; //!< NP: when this QP last asked for a CNP (NEVER: not yet)
+    int64_t m_lastCnpSent{NEVER}; //!< NP: when this QP last asked for a CNP, time steps
 
     /** m_lastCnpSent before the first CNP */
     static constexpr int64_t NEVER = std::numeric_limits<int64_t>::min();

@@ -31,7 +31,7 @@ RoceCongestionOps::GetTypeId()
                                             "ns3::TracedValueCallback::Uint64")
                             .AddTraceSource("Rtt",
                                             "Latest RTT sample of the queue pair.",
-                                            MakeTraceSourceAccessor(&RoceCongestionOps::m_rtt),
+                                            MakeTraceSourceAccessor(&RoceCongestionOps::m_rttTrace),
                                             "ns3::TracedValueCallback::Time")
                             .AddAttribute("BaseRtt",
                                           "Unloaded round-trip time of the path, used by "
@@ -39,7 +39,8 @@ RoceCongestionOps::GetTypeId()
                                           "DCTCP's initial window, TIMELY's minRTT). 0 takes "
                                           "the smallest RTT sampled so far.",
                                           TimeValue(Time(0)),
-                                          MakeTimeAccessor(&RoceCongestionOps::m_baseRtt),
+                                          MakeTimeAccessor(&RoceCongestionOps::SetBaseRttAttribute,
+                                                           &RoceCongestionOps::GetBaseRttAttribute),
                                           MakeTimeChecker(Time(0)));
     return tid;
 }
@@ -50,7 +51,7 @@ RoceCongestionOps::RoceCongestionOps(const RoceCongestionOps& other)
     : Object(other),
       m_rate(other.m_rate.Get()),
       m_window(other.m_window.Get()),
-      m_rtt(other.m_rtt.Get()),
+      m_rtt(other.m_rtt),
       m_minRtt(other.m_minRtt),
       m_baseRtt(other.m_baseRtt),
       m_ctx(other.m_ctx)
@@ -149,23 +150,41 @@ RoceCongestionOps::GetLineRate() const
 void
 RoceCongestionOps::RecordRtt(Time rtt)
 {
-    m_rtt = rtt;
-    if (m_minRtt.IsZero() || rtt < m_minRtt)
+    int64_t step = rtt.GetTimeStep();
+    if (step != m_rtt)
     {
-        m_minRtt = rtt;
+        Time old = TimeStep(m_rtt);
+        m_rtt = step;
+        m_rttTrace(old, rtt); // as a TracedValue<Time> would: on a change, old and new
+    }
+    if (m_minRtt == 0 || step < m_minRtt)
+    {
+        m_minRtt = step;
     }
 }
 
 Time
 RoceCongestionOps::GetRtt() const
 {
-    return m_rtt;
+    return TimeStep(m_rtt);
 }
 
 Time
 RoceCongestionOps::GetBaseRtt() const
 {
-    return m_baseRtt.IsStrictlyPositive() ? m_baseRtt : m_minRtt;
+    return TimeStep(m_baseRtt > 0 ? m_baseRtt : m_minRtt);
+}
+
+void
+RoceCongestionOps::SetBaseRttAttribute(Time baseRtt)
+{
+    m_baseRtt = baseRtt.GetTimeStep();
+}
+
+Time
+RoceCongestionOps::GetBaseRttAttribute() const
+{
+    return TimeStep(m_baseRtt);
 }
 
 void

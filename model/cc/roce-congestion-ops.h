@@ -197,12 +197,20 @@ class RoceCongestionOps : public Object
      */
     double ClampRate(double rate, double minRate) const;
 
-    TracedValue<double> m_rate;                  //!< sending rate, bit/s
-    TracedValue<uint64_t> m_window;              //!< window in payload bytes, 0 = none
-    TracedValue<Time> m_rtt;                     //!< latest RTT sample
-    Time m_minRtt;                               //!< smallest RTT sample
-    Time m_baseRtt;                              //!< BaseRtt attribute (0 = use m_minRtt)
-    RoceCcContext m_ctx;                         //!< what Init() was told
+    /** \param baseRtt the BaseRtt attribute */
+    void SetBaseRttAttribute(Time baseRtt);
+    /** \return the BaseRtt attribute */
+    Time GetBaseRttAttribute() const;
+
+    TracedValue<double> m_rate;     //!< sending rate, bit/s
+    TracedValue<uint64_t> m_window; //!< window in payload bytes, 0 = none
+    // Times as int64_t time steps: ns-3 records every Time object built before
+    // Simulator::Run (about 48 bytes each), which every idle QP would pay.
+    int64_t m_rtt{0};                      //!< latest RTT sample, time steps
+    TracedCallback<Time, Time> m_rttTrace; //!< the Rtt trace: old and new sample
+    int64_t m_minRtt{0};                   //!< smallest RTT sample, time steps
+    int64_t m_baseRtt{0};                  //!< BaseRtt attribute, time steps (0 = use m_minRtt)
+    RoceCcContext m_ctx;                   //!< what Init() was told
     RoceCcRateListener* m_rateListener{nullptr}; //!< see SetRateListener()
 };
 

@@ -146,7 +146,7 @@ RoceQueuePair::GetTypeId()
                           "Retransmission timeout without progress (IB local ACK "
                           "timeout; the default is 4.096 us x 2^14).",
                           TimeValue(NanoSeconds(67108864)),
-                          MakeTimeAccessor(&RoceQueuePair::m_rto),
+                          MakeTimeAccessor(&RoceQueuePair::SetRto, &RoceQueuePair::GetRto),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RetryCount",
                           "Timeouts in a row without progress before the QP enters the "
@@ -443,7 +443,7 @@ RoceQueuePair::NextSendTime(Time now) const
     {
         return Time::Max();
     }
-    return std::max(now, m_nextSendTime);
+    return std::max(now, TimeStep(m_nextSendTime));
 }
 
 Ptr<Packet>
@@ -494,13 +494,13 @@ RoceQueuePair::BuildNextPacket()
     double lineRate = static_cast<double>(m_nic->GetDataRate().GetBitRate());
     if (rate < lineRate)
     {
-        m_nextSendTime = now + Seconds(wire * 8.0 / rate);
+        m_nextSendTime = (now + Seconds(wire * 8.0 / rate)).GetTimeStep();
     }
     else
     {
-        m_nextSendTime = now;
+        m_nextSendTime = now.GetTimeStep();
     }
-    m_lastSendTime = now;
+    m_lastSendTime = now.GetTimeStep();
     m_lastWireBytes = wire;
     ++m_stats.dataPacketsSent;
     m_stats.payloadBytesSent += payload;
@@ -515,7 +515,7 @@ RoceQueuePair::BuildNextPacket()
         {
             m_rttValid = true;
             m_rttSeq = seq;
-            m_rttSent = now;
+            m_rttSent = now.GetTimeStep();
         }
     }
     m_cc->OnSend(payload, wire);
@@ -529,10 +529,10 @@ RoceQueuePair::BuildNextPacket()
 void
 RoceQueuePair::ArmRto()
 {
-    m_rtoDeadline = Simulator::Now() + m_rto;
+    m_rtoDeadline = Simulator::Now().GetTimeStep() + m_rto;
     if (!m_rtoEvent.IsRunning())
     {
-        m_rtoEvent = Simulator::Schedule(m_rto, &RoceQueuePair::RtoExpired, this);
+        m_rtoEvent = Simulator::Schedule(TimeStep(m_rto), &RoceQueuePair::RtoExpired, this);
     }
 }
 
@@ -544,10 +544,11 @@ RoceQueuePair::RtoExpired()
         return; // nothing outstanding
     }
     Time now = Simulator::Now();
-    if (now < m_rtoDeadline)
+    if (now.GetTimeStep() < m_rtoDeadline)
     {
         // Progress was made since the timer was set: wait out the new deadline.
-        m_rtoEvent = Simulator::Schedule(m_rtoDeadline - now, &RoceQueuePair::RtoExpired, this);
+        m_rtoEvent =
+            Simulator::Schedule(TimeStep(m_rtoDeadline) - now, &RoceQueuePair::RtoExpired, this);
         return;
     }
     ++m_stats.timeouts;
@@ -570,19 +571,19 @@ bool
 RoceQueuePair::ApplyRateRise()
 {
     Time now = Simulator::Now();
-    if (m_nextSendTime <= now)
+    if (m_nextSendTime <= now.GetTimeStep())
     {
         return false; // not waiting for its pacing time
     }
     double rate = m_cc->GetRate();
     double lineRate = static_cast<double>(m_nic->GetDataRate().GetBitRate());
-    Time t =
-        rate < lineRate ? m_lastSendTime + Seconds(m_lastWireBytes * 8.0 / rate) : m_lastSendTime;
-    if (t >= m_nextSendTime)
+    Time t = rate < lineRate ? TimeStep(m_lastSendTime) + Seconds(m_lastWireBytes * 8.0 / rate)
+                             : TimeStep(m_lastSendTime);
+    if (t.GetTimeStep() >= m_nextSendTime)
     {
         return false;
     }
-    m_nextSendTime = std::max(t, now);
+    m_nextSendTime = std::max(t, now).GetTimeStep();
     return true;
 }
 
@@ -596,11 +597,23 @@ RoceQueuePair::RateRaised()
 }
 
 void
+RoceQueuePair::SetRto(Time rto)
+{
+    m_rto = rto.GetTimeStep();
+}
+
+Time
+RoceQueuePair::GetRto() const
+{
+    return TimeStep(m_rto);
+}
+
+void
 RoceQueuePair::GoBack(uint64_t seq)
 {
     m_rttValid = false; // Karn: no RTT samples across a retransmission
     m_sndNxt = seq;
-    m_nextSendTime = Simulator::Now();
+    m_nextSendTime = Simulator::Now().GetTimeStep();
     m_nic->NotifyQpReady(this);
 }
 
@@ -707,7 +720,7 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntR
     ev.intRecords = ints;
     if (m_rttValid && newUna > m_rttSeq)
     {
-        ev.rtt = now - m_rttSent;
+        ev.rtt = now - TimeStep(m_rttSent);
         m_rttValid = false;
         m_cc->RecordRtt(ev.rtt);
     }

@@ -293,6 +293,10 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     void GoBack(uint64_t seq);
     /** \brief Make sure the retransmission timer runs while data is outstanding. */
     void ArmRto();
+    /** \param rto the RetransmitTimeout attribute */
+    void SetRto(Time rto);
+    /** \return the RetransmitTimeout attribute */
+    Time GetRto() const;
     /** \brief The retransmission timer fired. */
     void RtoExpired();
     /** \brief Enter the error state and fail every message. */
@@ -314,7 +318,12 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     uint16_t m_sourcePort{0};
     uint8_t m_priority{3};
     uint32_t m_initialPsn{0};
-    Time m_rto;
+    // Times are kept as int64_t simulator time steps (TimeStep(x) turns them
+    // back into Time): ns-3 records every Time object built before
+    // Simulator::Run (about 48 bytes each, in case the resolution changes), a
+    // cost an idle queue pair should not pay five times. Set the time
+    // resolution, if at all, before creating queue pairs.
+    int64_t m_rto{0}; //!< RetransmitTimeout, time steps
     uint32_t m_retryCount{7};
     uint32_t m_ackInterval{1};
     uint32_t m_maxInflightPackets{1u << 20};
@@ -332,16 +341,16 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     std::size_t m_msgHead{0};           //!< index of the first not fully acknowledged
     mutable std::size_t m_msgCursor{0}; //!< index where the last FindMessage ended
     uint64_t m_nextMessageId{1};
-    uint64_t m_sndUna{0}; //!< first unacknowledged
-    uint64_t m_sndNxt{0}; //!< next to send
-    uint64_t m_sndMax{0}; //!< highest sent + 1
-    uint64_t m_sndEnd{0}; //!< next to be assigned to a message
-    Time m_nextSendTime{0};
-    Time m_lastSendTime{0}; //!< when the last data packet was built
+    uint64_t m_sndUna{0};      //!< first unacknowledged
+    uint64_t m_sndNxt{0};      //!< next to send
+    uint64_t m_sndMax{0};      //!< highest sent + 1
+    uint64_t m_sndEnd{0};      //!< next to be assigned to a message
+    int64_t m_nextSendTime{0}; //!< pacing: when the next data packet may leave, time steps
+    int64_t m_lastSendTime{0}; //!< when the last data packet was built, time steps
     EventId m_rtoEvent;
-    Time m_rtoDeadline;
+    int64_t m_rtoDeadline{0};    //!< when the RTO expires, time steps
     uint64_t m_rttSeq{0};        //!< the packet being timed for an RTT sample
-    Time m_rttSent;              //!< when it was sent
+    int64_t m_rttSent{0};        //!< when it was sent, time steps
     uint32_t m_lastWireBytes{0}; //!< bytes on the wire of the last data packet
     bool m_rttValid{false};      //!< a packet is being timed
     bool m_nakSent{false};       //!< receiver (here to share the padding)
