@@ -263,11 +263,11 @@ RoceCcDcqcn::GetTypeId()
                 MakeTimeChecker(Time(0)))
             .AddTraceSource("Alpha",
                             "DCQCN alpha of the queue pair.",
-                            MakeTraceSourceAccessor(&RoceCcDcqcn::m_alphaTrace),
+                            MakeRoceLazyTraceAccessor(&RoceCcDcqcn::m_traces, &Traces::alpha),
                             "ns3::TracedValueCallback::Double")
             .AddTraceSource("TargetRate",
                             "DCQCN target rate Rt, bit/s.",
-                            MakeTraceSourceAccessor(&RoceCcDcqcn::m_targetTrace),
+                            MakeRoceLazyTraceAccessor(&RoceCcDcqcn::m_traces, &Traces::target),
                             "ns3::TracedValueCallback::Double");
     return tid;
 }
@@ -434,13 +434,18 @@ RoceCcDcqcn::Publish(double oldAlpha, double oldTarget)
 {
     // The traces fire as TracedValues would: with the old and new value, when they differ.
     m_rate = m_rm.GetRate();
+    Traces* t = m_traces.Get();
+    if (t == nullptr)
+    {
+        return;
+    }
     if (m_rm.GetTargetRate() != oldTarget)
     {
-        m_targetTrace(oldTarget, m_rm.GetTargetRate());
+        t->target(oldTarget, m_rm.GetTargetRate());
     }
     if (m_rm.GetAlpha() != oldAlpha)
     {
-        m_alphaTrace(oldAlpha, m_rm.GetAlpha());
+        t->alpha(oldAlpha, m_rm.GetAlpha());
     }
 }
 
@@ -461,9 +466,10 @@ RoceCcDcqcn::GetAlpha()
 {
     double oldAlpha = m_rm.GetAlpha();
     CatchUpAlpha();
-    if (m_rm.GetAlpha() != oldAlpha)
+    Traces* t = m_traces.Get();
+    if (t != nullptr && m_rm.GetAlpha() != oldAlpha)
     {
-        m_alphaTrace(oldAlpha, m_rm.GetAlpha());
+        t->alpha(oldAlpha, m_rm.GetAlpha());
     }
     return m_rm.GetAlpha();
 }

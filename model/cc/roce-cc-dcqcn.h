@@ -7,6 +7,7 @@
 #include "roce-congestion-ops.h"
 
 #include "ns3/event-id.h"
+#include "ns3/roce-lazy-trace.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -281,11 +282,18 @@ class RoceCcDcqcn : public RoceCongestionOps
     int64_t m_cnpInterval{0};    //!< CnpInterval, time steps
 
     RoceDcqcnRateMachine m_rm;
+
     // The Alpha and TargetRate trace sources: the values they report are the
     // rate machine's, so only the callbacks are kept here.
-    TracedCallback<double, double> m_alphaTrace;  //!< alpha after each update
-    TracedCallback<double, double> m_targetTrace; //!< Rt
-    int64_t m_alphaAnchor{0};                     //!< start of the current alpha period, time steps
+    /** The Alpha and TargetRate trace sources, allocated when one is connected. */
+    struct Traces
+    {
+        TracedCallback<double, double> alpha;  //!< Alpha: alpha after each update
+        TracedCallback<double, double> target; //!< TargetRate: Rt
+    };
+
+    RoceLazyTraces<Traces> m_traces; //!< null until a trace source is connected
+    int64_t m_alphaAnchor{0};        //!< start of the current alpha period, time steps
     std::unique_ptr<DecreaseState> m_decreaseState; //!< null until the first decrease
     EventId m_increaseEvent;
     uint64_t m_bytesSinceBc{0};

@@ -29,94 +29,6 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RoceQueuePair");
 NS_OBJECT_ENSURE_REGISTERED(RoceQueuePair);
 
-template <typename Source>
-class RoceQueuePair::TraceAccessor : public TraceSourceAccessor
-{
-  public:
-    /**
-     * \brief Constructor.
-     * \param source the member of Traces
-     */
-    explicit TraceAccessor(Source Traces::*source)
-        : m_source(source)
-    {
-    }
-
-    bool ConnectWithoutContext(ObjectBase* obj, const CallbackBase& cb) const override
-    {
-        Source* s = Find(obj);
-        if (s == nullptr)
-        {
-            return false;
-        }
-        s->ConnectWithoutContext(cb);
-        return true;
-    }
-
-    bool Connect(ObjectBase* obj, std::string context, const CallbackBase& cb) const override
-    {
-        Source* s = Find(obj);
-        if (s == nullptr)
-        {
-            return false;
-        }
-        s->Connect(cb, context);
-        return true;
-    }
-
-    bool DisconnectWithoutContext(ObjectBase* obj, const CallbackBase& cb) const override
-    {
-        Source* s = Find(obj);
-        if (s == nullptr)
-        {
-            return false;
-        }
-        s->DisconnectWithoutContext(cb);
-        return true;
-    }
-
-    bool Disconnect(ObjectBase* obj, std::string context, const CallbackBase& cb) const override
-    {
-        Source* s = Find(obj);
-        if (s == nullptr)
-        {
-            return false;
-        }
-        s->Disconnect(cb, context);
-        return true;
-    }
-
-  private:
-    /**
-     * \param obj the object
-     * \return its trace source, or null if obj is not a queue pair
-     */
-    Source* Find(ObjectBase* obj) const
-    {
-        auto qp = dynamic_cast<RoceQueuePair*>(obj);
-        return qp == nullptr ? nullptr : &(qp->GetTraces().*m_source);
-    }
-
-    Source Traces::*m_source; //!< the trace source in Traces
-};
-
-template <typename Source>
-Ptr<const TraceSourceAccessor>
-RoceQueuePair::MakeTraceAccessor(Source Traces::*source)
-{
-    return Create<TraceAccessor<Source>>(source);
-}
-
-RoceQueuePair::Traces&
-RoceQueuePair::GetTraces()
-{
-    if (!m_traces)
-    {
-        m_traces = std::make_unique<Traces>();
-    }
-    return *m_traces;
-}
-
 TypeId
 RoceQueuePair::GetTypeId()
 {
@@ -185,28 +97,30 @@ RoceQueuePair::GetTypeId()
                           MakePointerChecker<RoceCongestionOps>())
             .AddTraceSource("MessageComplete",
                             "A posted message completed (or failed).",
-                            MakeTraceAccessor(&Traces::complete),
+                            MakeRoceLazyTraceAccessor(&RoceQueuePair::m_traces, &Traces::complete),
                             "ns3::RoceQueuePair::CompletionTracedCallback")
-            .AddTraceSource("Retransmit",
-                            "Go-back-N after a NAK: the PSN resent from and the packets resent.",
-                            MakeTraceAccessor(&Traces::retransmit),
-                            "ns3::RoceQueuePair::RetransmitTracedCallback")
+            .AddTraceSource(
+                "Retransmit",
+                "Go-back-N after a NAK: the PSN resent from and the packets resent.",
+                MakeRoceLazyTraceAccessor(&RoceQueuePair::m_traces, &Traces::retransmit),
+                "ns3::RoceQueuePair::RetransmitTracedCallback")
             .AddTraceSource("Timeout",
                             "The retransmission timer fired: PSN resent from, packets resent.",
-                            MakeTraceAccessor(&Traces::timeout),
+                            MakeRoceLazyTraceAccessor(&RoceQueuePair::m_traces, &Traces::timeout),
                             "ns3::RoceQueuePair::RetransmitTracedCallback")
             .AddTraceSource("Deliver",
                             "The receiver accepted a packet in order (PSN, payload bytes).",
-                            MakeTraceAccessor(&Traces::deliver),
+                            MakeRoceLazyTraceAccessor(&RoceQueuePair::m_traces, &Traces::deliver),
                             "ns3::RoceQueuePair::DeliverTracedCallback")
-            .AddTraceSource("MessageReceived",
-                            "The receiver accepted the last packet of a message "
-                            "(message bytes, receiver MSN).",
-                            MakeTraceAccessor(&Traces::messageReceived),
-                            "ns3::RoceQueuePair::MessageReceivedTracedCallback")
+            .AddTraceSource(
+                "MessageReceived",
+                "The receiver accepted the last packet of a message "
+                "(message bytes, receiver MSN).",
+                MakeRoceLazyTraceAccessor(&RoceQueuePair::m_traces, &Traces::messageReceived),
+                "ns3::RoceQueuePair::MessageReceivedTracedCallback")
             .AddTraceSource("Error",
                             "The QP entered the error state (QPN).",
-                            MakeTraceAccessor(&Traces::error),
+                            MakeRoceLazyTraceAccessor(&RoceQueuePair::m_traces, &Traces::error),
                             "ns3::RoceQueuePair::ErrorTracedCallback");
     return tid;
 }
@@ -303,9 +217,9 @@ RoceQueuePair::Post(uint64_t bytes, bool write, CompletionCallback cb)
     if (m_state == ERROR)
     {
         RoceCompletion c{m.id, bytes, m.posted, Simulator::Now(), false};
-        if (m_traces)
+        if (Traces* t = m_traces.Get())
         {
-            m_traces->complete(c);
+            t->complete(c);
         }
         if (!cb.IsNull())
         {
@@ -553,9 +467,9 @@ RoceQueuePair::RtoExpired()
     }
     ++m_stats.timeouts;
     ++m_retries;
-    if (m_traces)
+    if (Traces* t = m_traces.Get())
     {
-        m_traces->timeout(RocePsn::ToWire(m_sndUna), static_cast<uint32_t>(m_sndMax - m_sndUna));
+        t->timeout(RocePsn::ToWire(m_sndUna), static_cast<uint32_t>(m_sndMax - m_sndUna));
     }
     if (m_retries > m_retryCount)
     {
@@ -627,9 +541,9 @@ RoceQueuePair::EnterError()
               << RocePsn::ToWire(m_sndUna) << " (t=" << Simulator::Now().As(Time::US)
               << "); the QP is in the error state and its " << m_messages.size() - m_msgHead
               << " pending message(s) failed" << std::endl;
-    if (m_traces)
+    if (Traces* t = m_traces.Get())
     {
-        m_traces->error(m_qpn);
+        t->error(m_qpn);
     }
     std::vector<Message> failed;
     failed.swap(m_messages);
@@ -639,9 +553,9 @@ RoceQueuePair::EnterError()
     {
         const Message& m = failed[i];
         RoceCompletion c{m.id, m.bytes, m.posted, Simulator::Now(), false};
-        if (m_traces)
+        if (Traces* t = m_traces.Get())
         {
-            m_traces->complete(c);
+            t->complete(c);
         }
         if (!m.cb.IsNull())
         {
@@ -694,9 +608,9 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntR
             CompletionCallback cb = m.cb;
             PopMessage();
             ++m_stats.messagesCompleted;
-            if (m_traces)
+            if (Traces* t = m_traces.Get())
             {
-                m_traces->complete(c);
+                t->complete(c);
             }
             if (!cb.IsNull())
             {
@@ -763,9 +677,9 @@ RoceQueuePair::ReceiveAck(const RoceBthHeader& bth,
         if (seq >= m_sndUna && seq < m_sndNxt)
         {
             uint64_t resent = m_sndMax - seq;
-            if (m_traces)
+            if (Traces* t = m_traces.Get())
             {
-                m_traces->retransmit(RocePsn::ToWire(seq), static_cast<uint32_t>(resent));
+                t->retransmit(RocePsn::ToWire(seq), static_cast<uint32_t>(resent));
             }
             m_cc->OnNak();
             GoBack(seq);
@@ -847,18 +761,18 @@ RoceQueuePair::ReceiveData(Ptr<Packet> p,
     m_intEcho = ints;
     m_stats.bytesDelivered += payload;
     m_rcvMessageBytes += payload;
-    if (m_traces)
+    if (Traces* t = m_traces.Get())
     {
-        m_traces->deliver(bth.GetPsn(), payload);
+        t->deliver(bth.GetPsn(), payload);
     }
     bool last = RoceBthHeader::IsLast(op);
     if (last)
     {
         m_rcvMsn = (m_rcvMsn + 1) & 0xFFFFFF;
         ++m_stats.messagesReceived;
-        if (m_traces)
+        if (Traces* t = m_traces.Get())
         {
-            m_traces->messageReceived(m_rcvMessageBytes, m_rcvMsn);
+            t->messageReceived(m_rcvMessageBytes, m_rcvMsn);
         }
     }
     if (last || bth.GetAckReq() || ++m_unackedPackets >= m_ackInterval)

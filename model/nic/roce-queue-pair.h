@@ -11,6 +11,7 @@
 #include "ns3/object.h"
 #include "ns3/roce-congestion-ops.h"
 #include "ns3/roce-int-record.h"
+#include "ns3/roce-lazy-trace.h"
 #include "ns3/traced-callback.h"
 
 #include <memory>
@@ -380,26 +381,7 @@ class RoceQueuePair : public Object, private RoceCcRateListener
         TracedCallback<uint32_t> error;                     //!< Error
     };
 
-    /**
-     * \brief Accessor of a trace source in Traces: connecting allocates them.
-     * \tparam Source the TracedCallback type
-     */
-    template <typename Source>
-    class TraceAccessor;
-
-    /**
-     * \brief Make the accessor of a trace source in Traces.
-     * \tparam Source the TracedCallback type
-     * \param source the member of Traces
-     * \return the accessor
-     */
-    template <typename Source>
-    static Ptr<const TraceSourceAccessor> MakeTraceAccessor(Source Traces::*source);
-
-    /** \return the traces, allocated on first use */
-    Traces& GetTraces();
-
-    std::unique_ptr<Traces> m_traces; //!< null until a trace source is connected
+    RoceLazyTraces<Traces> m_traces; //!< null until a trace source is connected
 };
 
 } // namespace ns3
