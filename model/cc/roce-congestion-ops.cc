@@ -13,7 +13,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("RoceCongestionOps");
 NS_OBJECT_ENSURE_REGISTERED(RoceCongestionOps);
-NS_OBJECT_ENSURE_REGISTERED(RoceCcNone);
 
 TypeId
 RoceCongestionOps::GetTypeId()
@@ -205,28 +204,6 @@ RoceCongestionOps::ClampRate(double rate, double minRate) const
 {
     double line = static_cast<double>(m_ctx.lineRate.GetBitRate());
     return std::min(line, std::max(minRate, rate));
-}
-
-TypeId
-RoceCcNone::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::RoceCcNone")
-                            .SetParent<RoceCongestionOps>()
-                            .SetGroupName("Rocev2")
-                            .AddConstructor<RoceCcNone>();
-    return tid;
-}
-
-std::string
-RoceCcNone::GetName() const
-{
-    return "none";
-}
-
-Ptr<RoceCongestionOps>
-RoceCcNone::Fork()
-{
-    return CopyObject<RoceCcNone>(this);
 }
 
 } // namespace ns3

@@ -214,25 +214,6 @@ class RoceCongestionOps : public Object
     RoceCcRateListener* m_rateListener{nullptr}; //!< see SetRateListener()
 };
 
-/**
- * \ingroup rocev2
- * \brief No end-to-end congestion control: line rate, PFC only.
- *
- * Meta ran its RoCE training fabric this way in production.
- */
-class RoceCcNone : public RoceCongestionOps
-{
-  public:
-    /**
-     * \brief Get the type ID.
-     * \return the object TypeId
-     */
-    static TypeId GetTypeId();
-
-    std::string GetName() const override;
-    Ptr<RoceCongestionOps> Fork() override;
-};
-
 } // namespace ns3
 
 #endif /* ROCE_CONGESTION_OPS_H */

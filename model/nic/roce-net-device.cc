@@ -9,6 +9,7 @@
 #include "ns3/object-vector.h"
 #include "ns3/roce-aeth-header.h"
 #include "ns3/roce-bth-header.h"
+#include "ns3/roce-cc-none.h"
 #include "ns3/roce-encap-header.h"
 #include "ns3/roce-icrc-trailer.h"
 #include "ns3/simulator.h"

@@ -11,6 +11,7 @@
 #include "ns3/node-container.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-bth-header.h"
+#include "ns3/roce-cc-none.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
