@@ -67,11 +67,11 @@ TEST(AiZoneHelperDeathTest, BadOversubscription)
     };
     EXPECT_DEATH(BuildWith(threeTier(0)), "oversubscription=0 \\(must be > 0\\)");
     EXPECT_DEATH(BuildWith(threeTier(-7)), "oversubscription=-7 \\(must be > 0\\)");
-    // 4 downlinks / 3 is not a whole link count; 4 / 8 is less than one link.
-    EXPECT_DEATH(BuildWith(threeTier(3)), "oversubscription=3 gives 1.33");
+    // 4 downlinks / 8 is less than one link.
     EXPECT_DEATH(BuildWith(threeTier(8)), "oversubscription=8 gives 0.5");
-    // 4 / 2 = 2 links: accepted.
+    // 4 / 2 = 2 links, and 4 / 3 rounds to 1 link: accepted.
     BuildWith(threeTier(2));
+    BuildWith(threeTier(3));
 }
 
 TEST(AiZoneHelperDeathTest, AddressFieldsOverflow)

@@ -36,18 +36,19 @@ class RoceAiZone
     NodeContainer ctsw;    //!< cluster switches, zone-major (index = zone * C + c)
     NodeContainer atsw;    //!< aggregation switches (3 tiers only)
 
-    uint32_t tiers{2};                    //!< 2 or 3
-    uint32_t zones{1};                    //!< Z
-    uint32_t racksPerZone{0};             //!< R
-    uint32_t serversPerRack{0};           //!< S
-    uint32_t gpusPerServer{0};            //!< G
-    uint32_t uplinksPerRtsw{0};           //!< U
-    uint32_t ctswsPerZone{0};             //!< C
-    uint32_t atswCount{0};                //!< A (0 in 2 tiers)
-    uint32_t uplinksPerCtsw{0};           //!< CTSW-to-ATSW links of one CTSW (0 in 2 tiers)
-    double oversubscription{1};           //!< the requested CTSW down:up ratio (3 tiers)
-    DataRate linkRate;                    //!< every link's rate
-    uint64_t links{0};                    //!< links built, all tiers
+    uint32_t tiers{2};          //!< 2 or 3
+    uint32_t zones{1};          //!< Z
+    uint32_t racksPerZone{0};   //!< R
+    uint32_t serversPerRack{0}; //!< S
+    uint32_t gpusPerServer{0};  //!< G
+    uint32_t uplinksPerRtsw{0}; //!< U
+    uint32_t ctswsPerZone{0};   //!< C
+    uint32_t atswCount{0};      //!< A (0 in 2 tiers)
+    uint32_t uplinksPerCtsw{0}; //!< CTSW-to-ATSW links of one CTSW (0 in 2 tiers)
+    double oversubscription{1}; //!< CTSW down:up capacity built (3 tiers; the requested ratio
+                                //!< rounded to whole CTSW-ATSW links)
+    DataRate linkRate;          //!< every link's rate
+    uint64_t links{0};          //!< links built, all tiers
     std::vector<Ptr<RoceNetDevice>> nics; //!< the NIC of every GPU, by GPU index
 
     /** \return number of GPUs (= NICs) */
@@ -139,7 +140,8 @@ class RoceAiZoneHelper
     void SetCtsws(uint32_t ctsws);
     /** \param atsws A, ATSWs (0: one per CTSW uplink, the default) */
     void SetAtsws(uint32_t atsws);
-    /** \param ratio O, CTSW downlink capacity : uplink capacity (3 tiers) */
+    /** \param ratio O, CTSW downlink capacity : uplink capacity (3 tiers); the
+     *  CTSW-ATSW link count is rounded to the nearest whole number */
     void SetOversubscription(double ratio);
     /** \param rate the rate of every link */
     void SetLinkRate(DataRate rate);
@@ -184,6 +186,8 @@ class RoceAiZoneHelper
     uint32_t RacksPerZone() const;
     /** \return CTSW-to-ATSW links of one CTSW */
     uint32_t CtswUplinks() const;
+    /** \return RTSW-CTSW links per CTSW (racks per zone x uplinks / CTSWs) */
+    uint32_t CtswDownlinks() const;
 
     RoceHelper m_roce;
     RoceSwitchHelper m_switch[3];
