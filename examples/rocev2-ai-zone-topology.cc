@@ -2,10 +2,14 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Builds a Meta-style AI Zone fabric with RoceAiZoneHelper (2 tiers: RTSW and
- * CTSW; 3 tiers: zones joined by ATSWs), checks reachability on a seeded
- * sample of NIC pairs (one small RDMA WRITE each) and prints a summary.
+ * CTSW; 3 tiers: zones joined by ATSWs; rail-optimised; a k-ary fat-tree; or
+ * one of Meta's presets), checks reachability on a seeded sample of NIC pairs
+ * (one small RDMA WRITE each) and prints a summary.
  *
  *   ./rocev2 run rocev2-ai-zone-topology --gpus=4096 --tiers=3 --zones=2 --json=zone.json
+ *   ./rocev2 run rocev2-ai-zone-topology --gpus=512 --rail=1 --servers=16
+ *   ./rocev2 run rocev2-ai-zone-topology --fat-tree=4 --dot=fat-tree.dot
+ *   ./rocev2 run rocev2-ai-zone-topology --preset=meta-cluster-24k
  *
  * The JSON holds gpus, nics, servers, switches {rtsw, ctsw, atsw}, links,
  * bisection_gbps, oversubscription, max_switch_hops and build_seconds. Exits 1
@@ -31,6 +35,10 @@ main(int argc, char* argv[])
     uint32_t uplinks = 16;
     double oversub = 7;
     uint32_t rail = 0;
+    uint32_t servers = 0;
+    uint32_t fatTree = 0;
+    std::string preset;
+    std::string dot;
     uint32_t pairs = 64;
     uint32_t seed = 1;
     std::string json;
@@ -41,28 +49,50 @@ main(int argc, char* argv[])
     cmd.AddValue("zones", "Zones (3 tiers)", zones);
     cmd.AddValue("uplinks", "Uplinks per RTSW (fewer than 16 oversubscribes the racks)", uplinks);
     cmd.AddValue("oversub", "CTSW downlink:uplink capacity ratio (3 tiers)", oversub);
-    cmd.AddValue("rail", "Rail-optimised variant (not available yet: 0 only)", rail);
+    cmd.AddValue("rail",
+                 "1: rail-optimised (NIC i of every server of a group on rail switch i)",
+                 rail);
+    cmd.AddValue("servers",
+                 "Servers per rack, or per rail group (0: 2, or 16 with --rail=1)",
+                 servers);
+    cmd.AddValue("fat-tree",
+                 "Build the k-ary fat-tree of this k instead (other shape flags unused)",
+                 fatTree);
+    cmd.AddValue("preset", "Build a preset instead: meta-zone-3072 or meta-cluster-24k", preset);
+    cmd.AddValue("dot", "Write a graphviz picture to this file (fabrics of <= 200 nodes)", dot);
     cmd.AddValue("pairs", "NIC pairs sampled for the reachability check", pairs);
     cmd.AddValue("seed", "Seed of the pair sample", seed);
     cmd.AddValue("json", "Write the summary as JSON to this file", json);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_IF(rail != 0,
-                    "--rail=" << rail << ": the rail-optimised variant is not available yet");
+    NS_ABORT_MSG_IF(rail > 1, "--rail=" << rail << " (must be 0 or 1)");
     // The helper refuses by name any other invalid combination.
     RoceAiZoneHelper helper;
-    helper.SetTiers(tiers);
-    helper.SetZones(zones);
-    helper.SetGpus(gpus);
-    helper.SetUplinks(uplinks);
-    // Uplinks spread over up to 16 CTSWs: the largest C <= 16 that divides U.
-    uint32_t ctsws = std::min<uint32_t>(16, std::max<uint32_t>(uplinks, 1));
-    while (ctsws > 1 && uplinks % ctsws != 0)
+    if (!preset.empty())
     {
-        --ctsws;
+        helper.SetPreset(preset);
     }
-    helper.SetCtsws(ctsws);
-    helper.SetOversubscription(oversub);
+    else if (fatTree != 0)
+    {
+        helper.SetFatTree(fatTree);
+    }
+    else
+    {
+        helper.SetTiers(tiers);
+        helper.SetZones(zones);
+        helper.SetGpus(gpus);
+        helper.SetRailOptimized(rail == 1);
+        helper.SetServersPerRack(servers != 0 ? servers : (rail ? 16 : 2));
+        helper.SetUplinks(uplinks);
+        // Uplinks spread over up to 16 CTSWs: the largest C <= 16 that divides U.
+        uint32_t ctsws = std::min<uint32_t>(16, std::max<uint32_t>(uplinks, 1));
+        while (ctsws > 1 && uplinks % ctsws != 0)
+        {
+            --ctsws;
+        }
+        helper.SetCtsws(ctsws);
+        helper.SetOversubscription(oversub);
+    }
 
     auto t0 = std::chrono::steady_clock::now();
     RoceAiZone zone = helper.Build();
@@ -96,6 +126,13 @@ main(int argc, char* argv[])
     {
         std::ofstream out(json);
         zone.WriteJson(out, buildSeconds);
+    }
+    if (!dot.empty())
+    {
+        std::ofstream out(dot);
+        zone.WriteDot(out);
+        std::cout << "picture: " << dot << " (render with: dot -Tpng " << dot << " -o "
+                  << dot.substr(0, dot.rfind('.')) << ".png)\n";
     }
     Simulator::Destroy();
     return acked == sent ? 0 : 1;

@@ -6,10 +6,13 @@
  */
 
 #include "ns3/roce-ai-zone-helper.h"
+#include "ns3/roce-switch-helper.h"
+#include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 
 #include <functional>
 #include <gtest/gtest.h>
+#include <sstream>
 
 using namespace ns3;
 
@@ -105,4 +108,81 @@ TEST(AiZoneHelperDeathTest, AtswsMustDivideCtswUplinks)
                      h.SetAtsws(3);
                  }),
                  "atsws=3 does not divide the 4");
+}
+
+TEST(AiZoneHelperDeathTest, FatTreeRadix)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) { h.SetFatTree(5); }),
+                 "fat-tree k=5 \\(must be even and 2..256\\)");
+    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) { h.SetFatTree(0); }), "fat-tree k=0");
+}
+
+TEST(AiZoneHelperDeathTest, UnknownPresetNamesTheKnownOnes)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(
+        BuildWith([](RoceAiZoneHelper& h) { h.SetPreset("meta-zone-4k"); }),
+        "preset \"meta-zone-4k\" is unknown \\(known: meta-zone-3072, meta-cluster-24k\\)");
+}
+
+TEST(AiZoneHelperDeathTest, AtswPlanesMustDivide)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    auto threeTier = [](uint32_t planes, uint32_t atsws) {
+        return [planes, atsws](RoceAiZoneHelper& h) {
+            h.SetTiers(3);
+            h.SetZones(2);
+            h.SetGpus(128);
+            h.SetOversubscription(1); // 4 ATSW links per CTSW, 16 CTSWs
+            h.SetAtswPlanes(planes);
+            h.SetAtsws(atsws);
+        };
+    };
+    EXPECT_DEATH(BuildWith(threeTier(3, 0)), "atswPlanes=3 does not divide ctsws=16");
+    EXPECT_DEATH(BuildWith(threeTier(0, 0)), "atswPlanes=0 does not divide ctsws=16");
+    EXPECT_DEATH(BuildWith(threeTier(4, 6)), "atswPlanes=4 does not divide atsws=6");
+    // 4 planes of 3 ATSWs: a CTSW's 4 links do not spread evenly over 3.
+    EXPECT_DEATH(BuildWith(threeTier(4, 12)),
+                 "atsws=12 does not divide the 4 ATSW links of a "
+                 "CTSW over its plane");
+}
+
+TEST(AiZoneHelperDeathTest, RailSwitchesPerZone)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    // 33 racks x 8 rails = 264 rail switches: more than 10.zone.rail fits.
+    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) {
+                     h.SetRailOptimized(true);
+                     h.SetGpus(33 * 16);
+                 }),
+                 "rail switches per zone=264");
+}
+
+TEST(AiZoneHelperDeathTest, PictureOfALargeFabric)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    // 1024 GPUs: 128 servers + 64 RTSWs + 16 CTSWs = 208 nodes.
+    EXPECT_DEATH(
+        {
+            RoceAiZoneHelper h;
+            std::ostringstream os;
+            h.Build().WriteDot(os);
+        },
+        "the fabric has 208 nodes");
+}
+
+TEST(AiZoneHelperDeathTest, RouteToAMissingPortNamesThePrefix)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(
+        {
+            NodeContainer n;
+            n.Create(1);
+            RoceSwitchHelper().Install(n);
+            n.Get(0)->GetObject<RoceSwitch>()->AddRoute(Ipv4Address("10.1.0.0"),
+                                                        Ipv4Mask("255.255.0.0"),
+                                                        {3});
+        },
+        "route to 10.1.0.0/16 names port 3, but the switch has 0 ports");
 }

@@ -12,180 +12,9 @@
 #include "ns3/uinteger.h"
 
 #include <cmath>
-#include <iomanip>
 
 namespace ns3
 {
-
-namespace
-{
-
-/**
- * \param zone zone \param rack rack \param nic NIC within the rack
- * \return 10.zone.rack.nic
- */
-Ipv4Address
-ZoneAddress(uint32_t zone, uint32_t rack, uint32_t nic)
-{
-    return Ipv4Address((10u << 24) | (zone << 16) | (rack << 8) | nic);
-}
-
-} // namespace
-
-uint32_t
-RoceAiZone::GetNGpus() const
-{
-    return static_cast<uint32_t>(nics.size());
-}
-
-uint32_t
-RoceAiZone::GetNicsPerRack() const
-{
-    return serversPerRack * gpusPerServer;
-}
-
-Ptr<RoceNetDevice>
-RoceAiZone::GetNic(uint32_t gpu) const
-{
-    NS_ABORT_MSG_IF(gpu >= nics.size(),
-                    "RoceAiZone: GPU " << gpu << " out of range (" << nics.size() << " GPUs)");
-    return nics[gpu];
-}
-
-Ipv4Address
-RoceAiZone::GetAddress(uint32_t gpu) const
-{
-    return ZoneAddress(GetZone(gpu), GetRack(gpu), gpu % GetNicsPerRack());
-}
-
-uint32_t
-RoceAiZone::GetZone(uint32_t gpu) const
-{
-    return gpu / (GetNicsPerRack() * racksPerZone);
-}
-
-uint32_t
-RoceAiZone::GetRack(uint32_t gpu) const
-{
-    return (gpu / GetNicsPerRack()) % racksPerZone;
-}
-
-uint32_t
-RoceAiZone::GetSwitchHops(uint32_t a, uint32_t b) const
-{
-    if (GetZone(a) != GetZone(b))
-    {
-        return 5;
-    }
-    return GetRack(a) == GetRack(b) ? 1 : 3;
-}
-
-uint32_t
-RoceAiZone::GetMaxSwitchHops() const
-{
-    if (zones > 1)
-    {
-        return 5;
-    }
-    return racksPerZone > 1 ? 3 : 1;
-}
-
-uint32_t
-RoceAiZone::GetNSwitches() const
-{
-    return rtsw.GetN() + ctsw.GetN() + atsw.GetN();
-}
-
-uint64_t
-RoceAiZone::GetNRoutes() const
-{
-    uint64_t n = 0;
-    for (const NodeContainer* c : {&rtsw, &ctsw, &atsw})
-    {
-        for (auto it = c->Begin(); it != c->End(); ++it)
-        {
-            n += (*it)->GetObject<RoceSwitch>()->GetNRoutes();
-        }
-    }
-    return n;
-}
-
-double
-RoceAiZone::GetBisectionBps() const
-{
-    const double rate = static_cast<double>(linkRate.GetBitRate());
-    // What one rack can send out of itself: its NICs or its uplinks.
-    const double rackOut = std::min(GetNicsPerRack(), uplinksPerRtsw) * rate;
-    if (zones > 1)
-    {
-        // Half of the zones send to the other half; each zone is limited by
-        // its racks' uplinks and by its CTSWs' links to the ATSWs.
-        const double zoneOut =
-            std::min(racksPerZone * rackOut, double(ctswsPerZone) * uplinksPerCtsw * rate);
-        return (zones / 2) * zoneOut;
-    }
-    return (racksPerZone / 2) * rackOut;
-}
-
-double
-RoceAiZone::GetRackOversubscription() const
-{
-    return double(GetNicsPerRack()) / uplinksPerRtsw;
-}
-
-void
-RoceAiZone::PrintSummary(std::ostream& os) const
-{
-    os << "AI Zone fabric: " << tiers << " tiers, " << zones << " zone(s) x " << racksPerZone
-       << " racks x " << serversPerRack << " servers x " << gpusPerServer << " GPUs, "
-       << linkRate.GetBitRate() / 1e9 << " Gb/s links\n";
-    os << std::left << std::setw(8) << "tier" << std::right << std::setw(10) << "switches"
-       << std::setw(12) << "ports each" << std::setw(14) << "routes each"
-       << "\n";
-    auto row = [&os](const char* name, const NodeContainer& c) {
-        if (c.GetN() == 0)
-        {
-            return;
-        }
-        Ptr<RoceSwitch> sw = c.Get(0)->GetObject<RoceSwitch>();
-        os << std::left << std::setw(8) << name << std::right << std::setw(10) << c.GetN()
-           << std::setw(12) << sw->GetNPorts() << std::setw(14) << sw->GetNRoutes() << "\n";
-    };
-    row("RTSW", rtsw);
-    row("CTSW", ctsw);
-    row("ATSW", atsw);
-    os << "GPUs/NICs " << GetNGpus() << ", servers " << servers.GetN() << ", links " << links
-       << ", forwarding entries " << GetNRoutes() << "\n";
-    os << "bisection " << GetBisectionBps() / 1e9 << " Gb/s, rack oversubscription "
-       << GetRackOversubscription() << ":1";
-    if (tiers == 3)
-    {
-        os << ", CTSW-ATSW oversubscription " << oversubscription << ":1";
-    }
-    os << ", max switch hops " << GetMaxSwitchHops() << "\n";
-}
-
-void
-RoceAiZone::WriteJson(std::ostream& os, double buildSeconds) const
-{
-    os << "{\n"
-       << "  \"tiers\": " << tiers << ",\n"
-       << "  \"zones\": " << zones << ",\n"
-       << "  \"racks_per_zone\": " << racksPerZone << ",\n"
-       << "  \"gpus\": " << GetNGpus() << ",\n"
-       << "  \"nics\": " << GetNGpus() << ",\n"
-       << "  \"servers\": " << servers.GetN() << ",\n"
-       << "  \"switches\": {\"rtsw\": " << rtsw.GetN() << ", \"ctsw\": " << ctsw.GetN()
-       << ", \"atsw\": " << atsw.GetN() << "},\n"
-       << "  \"links\": " << links << ",\n"
-       << "  \"forwarding_entries\": " << GetNRoutes() << ",\n"
-       << "  \"bisection_gbps\": " << GetBisectionBps() / 1e9 << ",\n"
-       << "  \"oversubscription\": " << (tiers == 3 ? oversubscription : 1.0) << ",\n"
-       << "  \"rack_oversubscription\": " << GetRackOversubscription() << ",\n"
-       << "  \"max_switch_hops\": " << GetMaxSwitchHops() << ",\n"
-       << "  \"build_seconds\": " << buildSeconds << "\n"
-       << "}\n";
-}
 
 RoceAiZoneHelper::RoceAiZoneHelper()
 {
@@ -259,6 +88,68 @@ RoceAiZoneHelper::SetOversubscription(double ratio)
 }
 
 void
+RoceAiZoneHelper::SetAtswPlanes(uint32_t planes)
+{
+    m_planes = planes;
+}
+
+void
+RoceAiZoneHelper::SetRailOptimized(bool rail)
+{
+    m_rail = rail;
+}
+
+void
+RoceAiZoneHelper::SetFatTree(uint32_t k)
+{
+    NS_ABORT_MSG_IF(k < 2 || k % 2 != 0 || k > 256,
+                    "RoceAiZoneHelper: fat-tree k=" << k << " (must be even and 2..256)");
+    const uint32_t h = k / 2;
+    m_fatTreeK = k;
+    m_tiers = 3;
+    m_zones = k;         // pods
+    m_gpus = k * h * h;  // k^3/4 hosts
+    m_servers = h;       // hosts per edge switch
+    m_gpusPerServer = 1; // one NIC per host
+    m_uplinks = h;       // edge: one link to each aggregation switch
+    m_ctsws = h;         // aggregation switches per pod
+    m_oversub = 1;       // aggregation: k/2 down, k/2 up
+    m_atsws = h * h;     // cores
+    m_planes = h;        // aggregation switch i links to cores [i h, (i + 1) h)
+    m_rail = false;
+}
+
+void
+RoceAiZoneHelper::SetPreset(const std::string& name)
+{
+    // [Meta24]: an AI zone is 2 tiers of RTSWs and CTSWs, 3,072 GPUs with
+    // 16 per rack (two 8-GPU servers) and non-blocking racks; the 24k-GPU
+    // cluster joins 8 zones by ATSWs at 1:7.
+    if (name == "meta-zone-3072" || name == "meta-cluster-24k")
+    {
+        *this = RoceAiZoneHelper();
+        const bool cluster = name == "meta-cluster-24k";
+        m_tiers = cluster ? 3 : 2;
+        m_zones = cluster ? 8 : 1;
+        m_gpus = 3072 * m_zones;
+        m_oversub = 7;
+        return;
+    }
+    std::string known;
+    for (const auto& n : GetPresetNames())
+    {
+        known += (known.empty() ? "" : ", ") + n;
+    }
+    NS_ABORT_MSG("RoceAiZoneHelper: preset \"" << name << "\" is unknown (known: " << known << ")");
+}
+
+std::vector<std::string>
+RoceAiZoneHelper::GetPresetNames()
+{
+    return {"meta-zone-3072", "meta-cluster-24k"};
+}
+
+void
 RoceAiZoneHelper::SetLinkRate(DataRate rate)
 {
     m_rate = rate;
@@ -304,9 +195,22 @@ RoceAiZoneHelper::RacksPerZone() const
 }
 
 uint32_t
+RoceAiZoneHelper::LeavesPerZone() const
+{
+    return RacksPerZone() * (m_rail ? m_gpusPerServer : 1);
+}
+
+uint32_t
 RoceAiZoneHelper::CtswDownlinks() const
 {
-    return RacksPerZone() * (m_uplinks / m_ctsws);
+    return LeavesPerZone() * (m_uplinks / m_ctsws);
+}
+
+uint32_t
+RoceAiZoneHelper::AtswCount() const
+{
+    // Default: each CTSW links once to every ATSW of its plane.
+    return m_atsws == 0 ? CtswUplinks() * m_planes : m_atsws;
 }
 
 uint32_t
@@ -333,16 +237,24 @@ RoceAiZoneHelper::Check() const
     NS_ABORT_MSG_IF(m_gpusPerServer == 0,
                     "RoceAiZoneHelper: gpusPerServer=" << m_gpusPerServer << " (must be >= 1)");
     const uint32_t perRack = m_servers * m_gpusPerServer;
-    NS_ABORT_MSG_IF(perRack > 256,
+    NS_ABORT_MSG_IF(!m_rail && perRack > 256,
                     "RoceAiZoneHelper: NICs per rack=" << perRack
                                                        << " (serversPerRack x gpusPerServer "
                                                           "must be <= 256: 10.zone.rack.nic)");
     NS_ABORT_MSG_IF(m_gpus == 0 || m_gpus % (m_zones * perRack) != 0,
                     "RoceAiZoneHelper: gpus=" << m_gpus << " is not a multiple of zones x NICs per "
                                               << "rack = " << m_zones * perRack);
-    NS_ABORT_MSG_IF(RacksPerZone() > 256,
+    NS_ABORT_MSG_IF(!m_rail && RacksPerZone() > 256,
                     "RoceAiZoneHelper: racks per zone=" << RacksPerZone() << " for gpus=" << m_gpus
                                                         << " (must be <= 256: 10.zone.rack.nic)");
+    NS_ABORT_MSG_IF(m_rail && m_servers > 256,
+                    "RoceAiZoneHelper: serversPerRack="
+                        << m_servers << " with rails (must be <= 256: 10.zone.rail.server)");
+    NS_ABORT_MSG_IF(m_rail && LeavesPerZone() > 256,
+                    "RoceAiZoneHelper: rail switches per zone="
+                        << LeavesPerZone() << " (racks " << RacksPerZone() << " x gpusPerServer "
+                        << m_gpusPerServer << ") for gpus=" << m_gpus
+                        << " (must be <= 256: 10.zone.rail.server)");
     NS_ABORT_MSG_IF(m_ctsws == 0, "RoceAiZoneHelper: ctsws=" << m_ctsws << " (must be >= 1)");
     NS_ABORT_MSG_IF(m_uplinks == 0 || m_uplinks % m_ctsws != 0,
                     "RoceAiZoneHelper: uplinks=" << m_uplinks << " is not a positive multiple of "
@@ -358,10 +270,17 @@ RoceAiZoneHelper::Check() const
                         "RoceAiZoneHelper: oversubscription="
                             << m_oversub << " gives " << up << " CTSW-ATSW links per CTSW (" << down
                             << " downlinks / " << m_oversub << "); at least one is needed");
-        const uint32_t a = m_atsws == 0 ? CtswUplinks() : m_atsws;
-        NS_ABORT_MSG_IF(CtswUplinks() % a != 0,
+        NS_ABORT_MSG_IF(m_planes == 0 || m_ctsws % m_planes != 0,
+                        "RoceAiZoneHelper: atswPlanes=" << m_planes
+                                                        << " does not divide ctsws=" << m_ctsws);
+        NS_ABORT_MSG_IF(m_atsws % m_planes != 0,
+                        "RoceAiZoneHelper: atswPlanes=" << m_planes
+                                                        << " does not divide atsws=" << m_atsws);
+        const uint32_t perPlane = AtswCount() / m_planes;
+        NS_ABORT_MSG_IF(CtswUplinks() % perPlane != 0,
                         "RoceAiZoneHelper: atsws=" << m_atsws << " does not divide the "
-                                                   << CtswUplinks() << " ATSW links of a CTSW");
+                                                   << CtswUplinks() << " ATSW links of a CTSW"
+                                                   << (m_planes > 1 ? " over its plane" : ""));
     }
 }
 
@@ -378,138 +297,156 @@ RoceAiZoneHelper::Build()
     z.uplinksPerRtsw = m_uplinks;
     z.ctswsPerZone = m_ctsws;
     z.linkRate = m_rate;
+    z.railOptimized = m_rail;
+    z.fatTreeK = m_fatTreeK;
     z.oversubscription = m_tiers == 3 ? double(CtswDownlinks()) / CtswUplinks() : 1.0;
-    const uint32_t Z = m_zones;
-    const uint32_t R = z.racksPerZone;
-    const uint32_t N = z.GetNicsPerRack();
-    const uint32_t C = m_ctsws;
-    const uint32_t perCtsw = m_uplinks / C; // RTSW-CTSW links per (rack, CTSW)
     if (m_tiers == 3)
     {
         z.uplinksPerCtsw = CtswUplinks();
-        z.atswCount = m_atsws == 0 ? z.uplinksPerCtsw : m_atsws;
+        z.atswCount = AtswCount();
+        z.atswPlanes = m_planes;
     }
-    const uint32_t L = z.uplinksPerCtsw;
-    const uint32_t A = z.atswCount;
 
-    z.servers.Create(Z * R * m_servers);
-    z.rtsw.Create(Z * R);
-    z.ctsw.Create(Z * C);
-    z.atsw.Create(A);
+    z.servers.Create(m_zones * z.racksPerZone * m_servers);
+    z.rtsw.Create(m_zones * z.GetLeavesPerZone());
+    z.ctsw.Create(m_zones * m_ctsws);
+    z.atsw.Create(z.atswCount);
     m_switch[RTSW].Install(z.rtsw);
     m_switch[CTSW].Install(z.ctsw);
     m_switch[ATSW].Install(z.atsw);
-    z.nics.reserve(Z * R * N);
     m_roce.SetDeviceAttribute("DataRate", DataRateValue(m_rate));
+    BuildZoneLinks(z);
+    BuildAtswLinks(z);
+    FillRoutes(z);
+    return z;
+}
 
-    // Host-RTSW links: RTSW port i is NIC i of its rack.
+void
+RoceAiZoneHelper::BuildZoneLinks(RoceAiZone& z)
+{
+    const uint32_t R = z.racksPerZone;
+    const uint32_t LZ = z.GetLeavesPerZone();
+    const uint32_t G = m_gpusPerServer;
+    z.nics.reserve(m_zones * R * z.GetNicsPerRack());
+    // Host-leaf links, GPU by GPU. A leaf's ports come in host order: port
+    // s x G + g of the RTSW is GPU g of server s; with rails, port s of rail
+    // switch g is GPU g of server s.
     m_roce.SetChannelAttribute("Delay", TimeValue(m_delay[RTSW]));
-    for (uint32_t zone = 0; zone < Z; ++zone)
+    for (uint32_t zone = 0; zone < m_zones; ++zone)
     {
         for (uint32_t r = 0; r < R; ++r)
         {
-            Ptr<Node> tor = z.rtsw.Get(zone * R + r);
             for (uint32_t s = 0; s < m_servers; ++s)
             {
                 Ptr<Node> server = z.servers.Get((zone * R + r) * m_servers + s);
-                for (uint32_t g = 0; g < m_gpusPerServer; ++g)
+                for (uint32_t g = 0; g < G; ++g)
                 {
-                    NetDeviceContainer d = m_roce.Install(server, tor);
+                    const uint32_t leaf = m_rail ? r * G + g : r;
+                    const uint32_t host = m_rail ? s : s * G + g;
+                    NetDeviceContainer d = m_roce.Install(server, z.rtsw.Get(zone * LZ + leaf));
                     Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(d.Get(0));
-                    nic->SetIpv4Address(ZoneAddress(zone, r, s * m_gpusPerServer + g));
+                    nic->SetIpv4Address(RoceAiZone::MakeAddress(zone, leaf, host));
                     z.nics.push_back(nic);
                     ++z.links;
                 }
             }
         }
     }
-    // RTSW-CTSW links: RTSW uplink u goes to CTSW u % C; the CTSW's ports are
-    // rack-major, perCtsw per rack.
+    // Leaf-CTSW links: leaf uplink u goes to CTSW u % C; the CTSW's ports are
+    // leaf-major, U / C per leaf.
     m_roce.SetChannelAttribute("Delay", TimeValue(m_delay[CTSW]));
-    std::vector<uint32_t> ports;
-    for (uint32_t zone = 0; zone < Z; ++zone)
+    for (uint32_t l = 0; l < z.rtsw.GetN(); ++l)
     {
-        for (uint32_t r = 0; r < R; ++r)
+        const uint32_t zone = l / LZ;
+        for (uint32_t u = 0; u < m_uplinks; ++u)
         {
-            Ptr<Node> tor = z.rtsw.Get(zone * R + r);
-            for (uint32_t u = 0; u < m_uplinks; ++u)
-            {
-                m_roce.Install(tor, z.ctsw.Get(zone * C + u % C));
-                ++z.links;
-            }
-        }
-    }
-    // CTSW-ATSW links: CTSW uplink j goes to ATSW j % A; an ATSW's ports are
-    // zone-major, so zone z's are [z * C * L / A, (z + 1) * C * L / A).
-    m_roce.SetChannelAttribute("Delay", TimeValue(m_delay[ATSW]));
-    for (uint32_t c = 0; c < z.ctsw.GetN(); ++c)
-    {
-        for (uint32_t j = 0; j < L; ++j)
-        {
-            m_roce.Install(z.ctsw.Get(c), z.atsw.Get(j % A));
+            m_roce.Install(z.rtsw.Get(l), z.ctsw.Get(zone * m_ctsws + u % m_ctsws));
             ++z.links;
         }
     }
+}
 
-    // Forwarding.
+void
+RoceAiZoneHelper::BuildAtswLinks(RoceAiZone& z)
+{
+    // CTSW-ATSW links: CTSW c of a zone is in plane c % P, and its uplink j
+    // goes to ATSW j % (A / P) of that plane. CTSWs are visited zone-major,
+    // so an ATSW's ports are zone-major too, C L / A per zone.
+    const uint32_t L = z.uplinksPerCtsw;
+    const uint32_t perPlane = z.atswCount / std::max(z.atswPlanes, 1u);
+    m_roce.SetChannelAttribute("Delay", TimeValue(m_delay[ATSW]));
+    for (uint32_t c = 0; c < z.ctsw.GetN() && L > 0; ++c)
+    {
+        const uint32_t plane = (c % m_ctsws) % z.atswPlanes;
+        for (uint32_t j = 0; j < L; ++j)
+        {
+            m_roce.Install(z.ctsw.Get(c), z.atsw.Get(plane * perPlane + j % perPlane));
+            ++z.links;
+        }
+    }
+}
+
+void
+RoceAiZoneHelper::FillRoutes(const RoceAiZone& z)
+{
+    const Ipv4Address zero("0.0.0.0");
     const Ipv4Mask any("0.0.0.0");
     const Ipv4Mask host("255.255.255.255");
-    const Ipv4Mask rack("255.255.255.0");
+    const Ipv4Mask leafMask("255.255.255.0");
     const Ipv4Mask zoneMask("255.255.0.0");
-    for (uint32_t zone = 0; zone < Z; ++zone)
-    {
-        for (uint32_t r = 0; r < R; ++r)
+    const uint32_t LZ = z.GetLeavesPerZone();
+    const uint32_t N = z.GetNicsPerLeaf();
+    const uint32_t U = z.uplinksPerRtsw;
+    const uint32_t C = z.ctswsPerZone;
+    const uint32_t perCtsw = U / C; // leaf-CTSW links per (leaf, CTSW)
+    const uint32_t L = z.uplinksPerCtsw;
+    auto range = [](uint32_t first, uint32_t n) {
+        std::vector<uint32_t> ports(n);
+        for (uint32_t i = 0; i < n; ++i)
         {
-            Ptr<RoceSwitch> sw = z.rtsw.Get(zone * R + r)->GetObject<RoceSwitch>();
-            for (uint32_t i = 0; i < N; ++i)
-            {
-                sw->AddRoute(ZoneAddress(zone, r, i), host, {i});
-            }
-            ports.clear();
-            for (uint32_t u = 0; u < m_uplinks; ++u)
-            {
-                ports.push_back(N + u);
-            }
-            sw->AddRoute(Ipv4Address("0.0.0.0"), any, ports);
+            ports[i] = first + i;
         }
-        for (uint32_t c = 0; c < C; ++c)
+        return ports;
+    };
+    // Leaf: /32 per NIC below it (port = host index), 0/0 over its uplinks.
+    const std::vector<uint32_t> leafUp = range(N, U);
+    for (uint32_t l = 0; l < z.rtsw.GetN(); ++l)
+    {
+        Ptr<RoceSwitch> sw = z.rtsw.Get(l)->GetObject<RoceSwitch>();
+        for (uint32_t i = 0; i < N; ++i)
         {
-            Ptr<RoceSwitch> sw = z.ctsw.Get(zone * C + c)->GetObject<RoceSwitch>();
-            for (uint32_t r = 0; r < R; ++r)
-            {
-                ports.clear();
-                for (uint32_t k = 0; k < perCtsw; ++k)
-                {
-                    ports.push_back(r * perCtsw + k);
-                }
-                sw->AddRoute(ZoneAddress(zone, r, 0), rack, ports);
-            }
-            if (L > 0)
-            {
-                ports.clear();
-                for (uint32_t j = 0; j < L; ++j)
-                {
-                    ports.push_back(R * perCtsw + j);
-                }
-                sw->AddRoute(Ipv4Address("0.0.0.0"), any, ports);
-            }
+            sw->AddRoute(RoceAiZone::MakeAddress(l / LZ, l % LZ, i), host, {i});
+        }
+        sw->AddRoute(zero, any, leafUp);
+    }
+    // CTSW: /24 per leaf of its zone, 0/0 over its ATSW links.
+    const std::vector<uint32_t> ctswUp = range(LZ * perCtsw, L);
+    for (uint32_t c = 0; c < z.ctsw.GetN(); ++c)
+    {
+        Ptr<RoceSwitch> sw = z.ctsw.Get(c)->GetObject<RoceSwitch>();
+        for (uint32_t l = 0; l < LZ; ++l)
+        {
+            sw->AddRoute(RoceAiZone::MakeAddress(c / C, l, 0),
+                         leafMask,
+                         range(l * perCtsw, perCtsw));
+        }
+        if (L > 0)
+        {
+            sw->AddRoute(zero, any, ctswUp);
         }
     }
-    const uint32_t perZone = C * L / std::max(A, 1u); // ATSW ports per zone
-    for (uint32_t a = 0; a < A; ++a)
+    // ATSW: /16 per zone.
+    const uint32_t perZone = C * L / std::max(z.atswCount, 1u);
+    for (uint32_t a = 0; a < z.atsw.GetN(); ++a)
     {
         Ptr<RoceSwitch> sw = z.atsw.Get(a)->GetObject<RoceSwitch>();
-        for (uint32_t zone = 0; zone < Z; ++zone)
+        for (uint32_t zone = 0; zone < z.zones; ++zone)
         {
-            ports.clear();
-            for (uint32_t k = 0; k < perZone; ++k)
-            {
-                ports.push_back(zone * perZone + k);
-            }
-            sw->AddRoute(ZoneAddress(zone, 0, 0), zoneMask, ports);
+            sw->AddRoute(RoceAiZone::MakeAddress(zone, 0, 0),
+                         zoneMask,
+                         range(zone * perZone, perZone));
         }
     }
-    return z;
 }
 
 } // namespace ns3

@@ -25,14 +25,19 @@ namespace ns3
  * \brief A fabric built by RoceAiZoneHelper: the nodes of each tier, the NIC
  * of every GPU and the counts of the layout.
  *
- * GPU g lives on server g / G, in rack (g / (S*G)) % R of zone g / (R*S*G),
- * with address 10.zone.rack.nic where nic = g % (S*G).
+ * GPU g lives on server g / G, in rack (g / (S*G)) % R of zone g / (R*S*G).
+ * Its NIC hangs off a leaf switch (the RTSW tier): the rack's RTSW, or in the
+ * rail-optimised variant rail switch g % G of the rack's group of servers.
+ * The address encodes the place, 10.zone.leaf.host: leaf = rack (or rack x G
+ * + g % G) and host = the NIC's port on that leaf, g % (S*G) (or the server
+ * within the group, (g / G) % S).
  */
 class RoceAiZone
 {
   public:
     NodeContainer servers; //!< one node per server, G NICs each (NIC i = GPU i of the server)
-    NodeContainer rtsw;    //!< rack switches, zone-major (index = zone * R + rack)
+    NodeContainer rtsw;    //!< leaf switches (RTSWs, or rail switches), zone-major
+                           //!< (index = zone * leaves per zone + leaf)
     NodeContainer ctsw;    //!< cluster switches, zone-major (index = zone * C + c)
     NodeContainer atsw;    //!< aggregation switches (3 tiers only)
 
@@ -45,19 +50,38 @@ class RoceAiZone
     uint32_t ctswsPerZone{0};   //!< C
     uint32_t atswCount{0};      //!< A (0 in 2 tiers)
     uint32_t uplinksPerCtsw{0}; //!< CTSW-to-ATSW links of one CTSW (0 in 2 tiers)
+    uint32_t atswPlanes{1};     //!< P: CTSW c links to the A / P ATSWs of plane c % P
     double oversubscription{1}; //!< CTSW down:up capacity built (3 tiers; the requested ratio
                                 //!< rounded to whole CTSW-ATSW links)
+    bool railOptimized{false};  //!< NIC i of every server of a rack's group on rail switch i
+    uint32_t fatTreeK{0};       //!< k when built by SetFatTree(k), else 0
     DataRate linkRate;          //!< every link's rate
     uint64_t links{0};          //!< links built, all tiers
     std::vector<Ptr<RoceNetDevice>> nics; //!< the NIC of every GPU, by GPU index
 
+    /**
+     * \param zone zone \param leaf leaf switch within the zone \param host
+     *        NIC port on the leaf
+     * \return the address 10.zone.leaf.host
+     */
+    static Ipv4Address MakeAddress(uint32_t zone, uint32_t leaf, uint32_t host);
     /** \return number of GPUs (= NICs) */
     uint32_t GetNGpus() const;
     /** \return NICs under one RTSW (S * G) */
     uint32_t GetNicsPerRack() const;
     /** \param gpu a GPU index \return its NIC */
     Ptr<RoceNetDevice> GetNic(uint32_t gpu) const;
-    /** \param gpu a GPU index \return its NIC's address, 10.zone.rack.nic */
+    /** \return leaf switches (RTSWs or rail switches) per zone: R, or R x G with rails */
+    uint32_t GetLeavesPerZone() const;
+    /** \return NICs under one leaf switch: S x G, or S with rails */
+    uint32_t GetNicsPerLeaf() const;
+    /** \param gpu a GPU index \return its leaf switch's index within its zone */
+    uint32_t GetLeaf(uint32_t gpu) const;
+    /** \param gpu a GPU index \return the node of its leaf switch */
+    Ptr<Node> GetLeafSwitch(uint32_t gpu) const;
+    /** \param gpu a GPU index \return its server's node */
+    Ptr<Node> GetServer(uint32_t gpu) const;
+    /** \param gpu a GPU index \return its NIC's address, 10.zone.leaf.host */
     Ipv4Address GetAddress(uint32_t gpu) const;
     /** \param gpu a GPU index \return its zone */
     uint32_t GetZone(uint32_t gpu) const;
@@ -65,8 +89,8 @@ class RoceAiZone
     uint32_t GetRack(uint32_t gpu) const;
     /**
      * \param a a GPU index \param b another
-     * \return switches a packet from a to b crosses (1 in a rack, 3 in a
-     *         zone, 5 between zones)
+     * \return switches a packet from a to b crosses (1 under one leaf, 3
+     *         in a zone, 5 between zones)
      */
     uint32_t GetSwitchHops(uint32_t a, uint32_t b) const;
     /** \return the most switches any NIC-to-NIC path crosses */
@@ -81,7 +105,7 @@ class RoceAiZone
      *         one zone), limited at every tier
      */
     double GetBisectionBps() const;
-    /** \return the zone's down:up ratio at the RTSW (S*G / U) */
+    /** \return the down:up ratio at a leaf switch (NICs per leaf / U) */
     double GetRackOversubscription() const;
     /** \param os where to print a table of the counts per tier */
     void PrintSummary(std::ostream& os) const;
@@ -90,6 +114,17 @@ class RoceAiZone
      * \param buildSeconds wall time of Build(), reported as build_seconds
      */
     void WriteJson(std::ostream& os, double buildSeconds) const;
+    /**
+     * \brief Write the fabric as a graphviz graph, one node per server and
+     * switch, tiers in rows, parallel links drawn once with their count.
+     * Render it with `dot -Tpng zone.dot -o zone.png`.
+     * \param os where to write it
+     * Aborts for fabrics of more than MAX_DOT_NODES nodes, which no picture
+     * shows legibly.
+     */
+    void WriteDot(std::ostream& os) const;
+
+    static constexpr uint32_t MAX_DOT_NODES = 200; //!< largest fabric WriteDot() draws
 };
 
 /**
@@ -107,9 +142,15 @@ class RoceAiZone
  * 2 * (2 * 1.5 + 2 * 4) us = 22 us plus the serialization of one small
  * frame and its ACK at 4 hops each (~20 ns at 400 Gb/s).
  *
- * Forwarding never runs RoceSwitchHelper::PopulateRoutes(): an RTSW gets one
- * /32 per NIC of its rack and 0/0 to its uplinks; a CTSW one /24 per rack of
- * its zone and, in 3 tiers, 0/0 to its ATSW links; an ATSW one /16 per zone.
+ * Forwarding never runs RoceSwitchHelper::PopulateRoutes(): a leaf switch
+ * gets one /32 per NIC below it and 0/0 to its uplinks; a CTSW one /24 per
+ * leaf of its zone and, in 3 tiers, 0/0 to its ATSW links; an ATSW one /16
+ * per zone.
+ *
+ * Variants: SetRailOptimized() (G rail switches per rack group instead of one
+ * RTSW), SetFatTree(k) (the k-ary fat-tree as a 3-tier fabric: pods as zones,
+ * edge / aggregation / core switches as RTSW / CTSW / ATSW, cores in k/2
+ * planes) and SetPreset() for Meta's published layouts.
  */
 class RoceAiZoneHelper
 {
@@ -138,11 +179,40 @@ class RoceAiZoneHelper
     void SetUplinks(uint32_t uplinks);
     /** \param ctsws C, CTSWs per zone; U must be a multiple of C */
     void SetCtsws(uint32_t ctsws);
-    /** \param atsws A, ATSWs (0: one per CTSW uplink, the default) */
+    /** \param atsws A, ATSWs (0, the default: one per CTSW uplink in each plane) */
     void SetAtsws(uint32_t atsws);
     /** \param ratio O, CTSW downlink capacity : uplink capacity (3 tiers); the
      *  CTSW-ATSW link count is rounded to the nearest whole number */
     void SetOversubscription(double ratio);
+    /** \param planes P, ATSW planes: CTSW c (within its zone) links only to
+     *  the A / P ATSWs of plane c % P (1, the default: to every ATSW) */
+    void SetAtswPlanes(uint32_t planes);
+    /**
+     * \param rail true: each rack's S servers form a rail group with G rail
+     *        switches in place of the RTSW; NIC i of every server of the
+     *        group links to rail switch i, which has S downlinks and U
+     *        uplinks. Traffic between NICs of one rail and group stays on the
+     *        rail switch; other traffic goes up.
+     */
+    void SetRailOptimized(bool rail);
+    /**
+     * \brief Configure the k-ary fat-tree: k pods (zones) of k/2 edge
+     * (RTSW) and k/2 aggregation (CTSW) switches, (k/2)^2 core (ATSW)
+     * switches in k/2 planes, k^3/4 hosts of one NIC each, k/2 per edge; every
+     * switch has k ports and the tree is non-blocking.
+     * \param k the switch radix, even and 2..256 (aborts otherwise)
+     */
+    void SetFatTree(uint32_t k);
+    /**
+     * \brief Configure one of Meta's published layouts [Meta24]:
+     * "meta-zone-3072" (one 2-tier AI zone of 192 racks x 16 GPUs) or
+     * "meta-cluster-24k" (8 such zones joined by ATSWs at 1:7). Aborts with
+     * the known names for any other name.
+     * \param name the preset
+     */
+    void SetPreset(const std::string& name);
+    /** \return the names SetPreset() knows */
+    static std::vector<std::string> GetPresetNames();
     /** \param rate the rate of every link */
     void SetLinkRate(DataRate rate);
     /**
@@ -184,10 +254,20 @@ class RoceAiZoneHelper
     void Check() const;
     /** \return racks per zone, from the GPU count */
     uint32_t RacksPerZone() const;
+    /** \return ATSWs (3 tiers) */
+    uint32_t AtswCount() const;
     /** \return CTSW-to-ATSW links of one CTSW */
     uint32_t CtswUplinks() const;
-    /** \return RTSW-CTSW links per CTSW (racks per zone x uplinks / CTSWs) */
+    /** \return leaf switches per zone */
+    uint32_t LeavesPerZone() const;
+    /** \return RTSW-CTSW links per CTSW (leaves per zone x uplinks / CTSWs) */
     uint32_t CtswDownlinks() const;
+    /** \brief Create the host-leaf and leaf-CTSW links and their NICs. */
+    void BuildZoneLinks(RoceAiZone& z);
+    /** \brief Create the CTSW-ATSW links. */
+    void BuildAtswLinks(RoceAiZone& z);
+    /** \brief Fill every switch's forwarding table. */
+    static void FillRoutes(const RoceAiZone& z);
 
     RoceHelper m_roce;
     RoceSwitchHelper m_switch[3];
@@ -199,6 +279,9 @@ class RoceAiZoneHelper
     uint32_t m_uplinks{16};
     uint32_t m_ctsws{16};
     uint32_t m_atsws{0};
+    uint32_t m_planes{1};
+    bool m_rail{false};
+    uint32_t m_fatTreeK{0};
     double m_oversub{7};
     DataRate m_rate{"400Gbps"};
     Time m_delay[3];

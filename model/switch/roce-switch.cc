@@ -165,16 +165,17 @@ void
 RoceSwitch::AddRoute(Ipv4Address network, Ipv4Mask mask, const std::vector<uint32_t>& ports)
 {
     NS_ABORT_MSG_IF(ports.empty(),
-                    "RoceSwitch: route to " << network << mask << " has no egress port");
+                    "RoceSwitch: route to " << network << "/" << mask.GetPrefixLength()
+                                            << " has no egress port");
     std::vector<uint32_t> sorted = ports;
     std::sort(sorted.begin(), sorted.end());
     sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
     for (uint32_t p : sorted)
     {
         NS_ABORT_MSG_IF(p >= m_ports.size(),
-                        "RoceSwitch: route to " << network << mask << " names port " << p
-                                                << ", but the switch has " << m_ports.size()
-                                                << " ports");
+                        "RoceSwitch: route to " << network << "/" << mask.GetPrefixLength()
+                                                << " names port " << p << ", but the switch has "
+                                                << m_ports.size() << " ports");
     }
     uint8_t len = static_cast<uint8_t>(mask.GetPrefixLength());
     uint32_t key = network.Get() & mask.Get();

@@ -8,6 +8,8 @@
  * its link delays.
  */
 
+#include "rocev2-zone-test-helpers.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/node-list.h"
 #include "ns3/roce-ai-zone-helper.h"
@@ -26,6 +28,7 @@
 #include <vector>
 
 using namespace ns3;
+using ns3::rocev2test::PeerNode;
 
 namespace
 {
@@ -79,15 +82,6 @@ BuildZone(const ZoneParams& p)
     h.SetOversubscription(p.oversub);
     h.SetAtsws(p.atsws);
     return h.Build();
-}
-
-/** \return the node at the other end of a device's link */
-Ptr<Node>
-PeerNode(Ptr<NetDevice> dev)
-{
-    Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(dev->GetChannel());
-    Ptr<RocePfcNetDevice> me = DynamicCast<RocePfcNetDevice>(dev);
-    return ch->GetPeer(PeekPointer(me))->GetNode();
 }
 
 /** Parameter sets: Meta's defaults at small size, and non-default ones. */
@@ -346,65 +340,28 @@ class ZoneHopsTestCase : public TestCase
     }
 
   private:
-    std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_hops; //!< (src, dst) -> data frames seen
-    uint32_t m_done{0};                                       //!< messages acknowledged
-
-    void Done(const RoceCompletion& c)
-    {
-        m_done += c.success ? 1 : 0;
-    }
-
-    void SwitchRx(Ptr<const Packet> p)
-    {
-        RoceFrame f = RoceFrame::Parse(*p);
-        if (f.isRoce && f.opcode <= 0x0A) // data, not ACK
-        {
-            ++m_hops[{f.srcIp, f.dstIp}];
-        }
-    }
-
     void DoRun() override
     {
         ZoneParams p{3, 3, 4, 2, 4, 4, 2, 2, 0};
         RoceAiZone z = BuildZone(p);
-        for (const NodeContainer* c : {&z.rtsw, &z.ctsw, &z.atsw})
-        {
-            for (auto it = c->Begin(); it != c->End(); ++it)
-            {
-                Ptr<RoceSwitch> sw = (*it)->GetObject<RoceSwitch>();
-                for (uint32_t i = 0; i < sw->GetNPorts(); ++i)
-                {
-                    sw->GetPort(i)->TraceConnectWithoutContext(
-                        "MacRx",
-                        MakeCallback(&ZoneHopsTestCase::SwitchRx, this));
-                }
-            }
-        }
+        rocev2test::HopCounter counter(z);
         const uint32_t n = z.GetNGpus();
         const uint32_t N = p.NicsPerRack();
-        std::vector<std::pair<uint32_t, uint32_t>> pairs = {{0, 1}, {0, N}, {0, n - 1}};
+        std::set<std::pair<uint32_t, uint32_t>> unique = {{0, 1}, {0, N}, {0, n - 1}};
         std::mt19937 rng(12);
         std::uniform_int_distribution<uint32_t> pick(0, n - 1);
-        while (pairs.size() < 40)
+        while (unique.size() < 40)
         {
             uint32_t a = pick(rng);
             uint32_t b = pick(rng);
             if (a != b)
             {
-                pairs.emplace_back(a, b);
+                unique.emplace(a, b);
             }
         }
-        RoceHelper roce;
-        for (auto [a, b] : pairs)
-        {
-            auto qp = roce.CreateQp(z.GetNic(a), z.GetNic(b));
-            qp.first->PostWrite(64, MakeCallback(&ZoneHopsTestCase::Done, this));
-        }
-        // Every message is acknowledged within one cross-zone RTT (< 50 us);
-        // the stop ends a routing loop (switches keep no TTL) as a failure.
-        Simulator::Stop(MilliSeconds(1));
-        Simulator::Run();
-        NS_TEST_EXPECT_MSG_EQ(m_done, pairs.size(), "every message is acknowledged");
+        std::vector<std::pair<uint32_t, uint32_t>> pairs(unique.begin(), unique.end());
+        // Every message is acknowledged within one cross-zone RTT (< 50 us).
+        NS_TEST_EXPECT_MSG_EQ(counter.Run(pairs), pairs.size(), "every message is acknowledged");
         std::map<uint32_t, uint32_t> kinds;
         for (auto [a, b] : pairs)
         {
@@ -413,11 +370,9 @@ class ZoneHopsTestCase : public TestCase
             const uint32_t zb = b / (N * p.racks);
             const uint32_t expect = za != zb ? 5 : (a / N == b / N ? 1 : 3);
             ++kinds[expect];
-            uint32_t seen =
-                m_hops[{z.GetNic(a)->GetIpv4Address().Get(), z.GetNic(b)->GetIpv4Address().Get()}];
-            // Pairs may repeat: each repetition sends one more data frame.
-            uint32_t repeats = std::count(pairs.begin(), pairs.end(), std::make_pair(a, b));
-            NS_TEST_EXPECT_MSG_EQ(seen, expect * repeats, "switch hops from " << a << " to " << b);
+            NS_TEST_EXPECT_MSG_EQ(counter.Hops(a, b),
+                                  expect,
+                                  "switch hops from " << a << " to " << b);
         }
         NS_TEST_EXPECT_MSG_EQ(kinds.size(), 3u, "pairs in a rack, in a zone and across zones");
         Simulator::Destroy();
@@ -443,35 +398,7 @@ class ZoneSameAsPopulateTestCase : public TestCase
         for (const auto& p : PARAMS)
         {
             RoceAiZone z = BuildZone(p);
-            std::vector<Ptr<RoceSwitch>> sws;
-            for (const NodeContainer* c : {&z.rtsw, &z.ctsw, &z.atsw})
-            {
-                for (auto it = c->Begin(); it != c->End(); ++it)
-                {
-                    sws.push_back((*it)->GetObject<RoceSwitch>());
-                }
-            }
-            auto table = [&]() {
-                std::vector<std::vector<uint32_t>> t;
-                for (auto& sw : sws)
-                {
-                    for (uint32_t g = 0; g < z.GetNGpus(); ++g)
-                    {
-                        t.push_back(sw->Lookup(z.GetNic(g)->GetIpv4Address()));
-                    }
-                }
-                return t;
-            };
-            auto hierarchical = table();
-            RoceSwitchHelper::PopulateRoutes();
-            auto searched = table();
-            NS_TEST_ASSERT_MSG_EQ(hierarchical.size(), searched.size(), "same table shape");
-            uint32_t differ = 0;
-            for (size_t i = 0; i < hierarchical.size(); ++i)
-            {
-                differ += hierarchical[i] != searched[i] ? 1 : 0;
-            }
-            NS_TEST_EXPECT_MSG_EQ(differ,
+            NS_TEST_EXPECT_MSG_EQ(rocev2test::CountRoutesUnlikePopulate(z),
                                   0u,
                                   "(switch, NIC) pairs with other next hops, tiers=" << p.tiers);
             Simulator::Destroy();
