@@ -112,8 +112,11 @@ class RoceAiZone
     /**
      * \param os where to write the summary as a JSON object
      * \param buildSeconds wall time of Build(), reported as build_seconds
+     * \param initSeconds wall time of initializing the nodes (the first
+     *        event of Simulator::Run(), where every switch port sets up its
+     *        queues), reported as init_seconds when not negative
      */
-    void WriteJson(std::ostream& os, double buildSeconds) const;
+    void WriteJson(std::ostream& os, double buildSeconds, double initSeconds = -1) const;
     /**
      * \brief Write the fabric as a graphviz graph, one node per server and
      * switch, tiers in rows, parallel links drawn once with their count.

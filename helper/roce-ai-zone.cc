@@ -199,7 +199,7 @@ RoceAiZone::PrintSummary(std::ostream& os) const
 }
 
 void
-RoceAiZone::WriteJson(std::ostream& os, double buildSeconds) const
+RoceAiZone::WriteJson(std::ostream& os, double buildSeconds, double initSeconds) const
 {
     os << "{\n"
        << "  \"tiers\": " << tiers << ",\n"
@@ -218,8 +218,12 @@ RoceAiZone::WriteJson(std::ostream& os, double buildSeconds) const
        << "  \"oversubscription\": " << (tiers == 3 ? oversubscription : 1.0) << ",\n"
        << "  \"rack_oversubscription\": " << GetRackOversubscription() << ",\n"
        << "  \"max_switch_hops\": " << GetMaxSwitchHops() << ",\n"
-       << "  \"build_seconds\": " << buildSeconds << "\n"
-       << "}\n";
+       << "  \"build_seconds\": " << buildSeconds;
+    if (initSeconds >= 0)
+    {
+        os << ",\n  \"init_seconds\": " << initSeconds;
+    }
+    os << "\n}\n";
 }
 
 void
