@@ -82,6 +82,18 @@ Cat(std::vector<uint32_t> a, const std::vector<uint32_t>& b)
     return a;
 }
 
+/** \return v as "a b c", so a failed comparison prints both lists */
+std::string
+Str(const std::vector<uint32_t>& v)
+{
+    std::ostringstream os;
+    for (uint32_t x : v)
+    {
+        os << x << ' ';
+    }
+    return os.str();
+}
+
 /** \return whether v is strictly ascending (so also free of duplicates) */
 bool
 StrictlyAscending(const std::vector<uint32_t>& v)
@@ -130,6 +142,7 @@ class ContiguousTestCase : public TestCase
   private:
     void DoRun() override
     {
+        std::vector<uint32_t> got; // a placement's answer, asserted once
         for (const Fabric& f : FABRICS)
         {
             const uint32_t g = f.gpus;
@@ -137,42 +150,47 @@ class ContiguousTestCase : public TestCase
             for (uint32_t job : {g, 3 * g, g + 1, 2 * f.RackGpus() - 1, n})
             {
                 RoceGpuPlacement p(MakeZone(f));
-                NS_TEST_ASSERT_MSG_EQ((p.Contiguous(job) == Range(0, job)),
-                                      true,
+                got = p.Contiguous(job);
+                NS_TEST_ASSERT_MSG_EQ(Str(got),
+                                      Str(Range(0, job)),
                                       f.Name() << " empty fabric, n=" << job);
                 NS_TEST_ASSERT_MSG_EQ(p.GetNFree(), n - job, f.Name());
             }
 
             // A sequence of jobs; the fabrics have at least 8 servers.
             RoceGpuPlacement p(MakeZone(f));
-            NS_TEST_ASSERT_MSG_EQ((p.Contiguous(2 * g) == Range(0, 2 * g)), true, f.Name());
+            got = p.Contiguous(2 * g);
+            NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(0, 2 * g)), f.Name());
             auto b = p.Contiguous(3 * g);
             NS_TEST_ASSERT_MSG_EQ((b == Range(2 * g, 3 * g)), true, f.Name() << " second job");
             if (g > 1)
             {
                 // One GPU: a GPU job takes the first free GPU, in server 5 ...
-                NS_TEST_ASSERT_MSG_EQ((p.Contiguous(1) == Range(5 * g, 1)), true, f.Name());
+                got = p.Contiguous(1);
+                NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(5 * g, 1)), f.Name());
                 // ... so a one-server job skips server 5, now partly used ...
-                NS_TEST_ASSERT_MSG_EQ((p.Contiguous(g) == Range(6 * g, g)), true, f.Name());
+                got = p.Contiguous(g);
+                NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(6 * g, g)), f.Name());
                 // ... and G-1 GPUs fill server 5.
-                NS_TEST_ASSERT_MSG_EQ((p.Contiguous(g - 1) == Range(5 * g + 1, g - 1)),
-                                      true,
-                                      f.Name());
+                got = p.Contiguous(g - 1);
+                NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(5 * g + 1, g - 1)), f.Name());
             }
             else
             {
-                NS_TEST_ASSERT_MSG_EQ((p.Contiguous(2) == Range(5, 2)), true, f.Name());
+                got = p.Contiguous(2);
+                NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(5, 2)), f.Name());
             }
             NS_TEST_ASSERT_MSG_EQ(p.GetNFree(), n - 7 * g, f.Name());
             // Release the 3-server job: the hole (servers 2..4) is the first fit
             // for 2 servers, then for 1.
             p.Release(b);
-            NS_TEST_ASSERT_MSG_EQ((p.Contiguous(2 * g) == Range(2 * g, 2 * g)),
-                                  true,
-                                  f.Name() << " hole");
-            NS_TEST_ASSERT_MSG_EQ((p.Contiguous(g) == Range(4 * g, g)), true, f.Name() << " hole");
+            got = p.Contiguous(2 * g);
+            NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(2 * g, 2 * g)), f.Name() << " hole");
+            got = p.Contiguous(g);
+            NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(4 * g, g)), f.Name() << " hole");
             // The fabric is full up to server 7: the next server job is server 7.
-            NS_TEST_ASSERT_MSG_EQ((p.Contiguous(g) == Range(7 * g, g)), true, f.Name());
+            got = p.Contiguous(g);
+            NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(7 * g, g)), f.Name());
         }
     }
 };
@@ -226,6 +244,7 @@ class FragmentedTestCase : public TestCase
 
     void DoRun() override
     {
+        std::vector<uint32_t> got; // a placement's answer, asserted once
         for (const Fabric& f : FABRICS)
         {
             const uint32_t g = f.gpus;
@@ -265,19 +284,36 @@ class FragmentedTestCase : public TestCase
         p.MarkTaken(Range(16, 8)); // rack 1: server 2
         // Whole servers, one per rack: rack 0 has no wholly free server, rack 1
         // gives server 3, rack 2 server 4.
-        NS_TEST_ASSERT_MSG_EQ((p.Fragmented(16, 8) == Range(24, 16)), true, "busy, servers");
+        got = p.Fragmented(16, 8);
+        NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(24, 16)), "busy, servers");
         // Two GPUs per rack: rack 0 gives 12,13; rack 1 is full; rack 2 gives 40,41.
-        NS_TEST_ASSERT_MSG_EQ((p.Fragmented(4, 2) == std::vector<uint32_t>{12, 13, 40, 41}),
-                              true,
-                              "busy, GPUs");
+        got = p.Fragmented(4, 2);
+        NS_TEST_ASSERT_MSG_EQ(Str(got), Str(std::vector<uint32_t>{12, 13, 40, 41}), "busy, GPUs");
         // Now servers 0, 2, 3, 4 are taken and 1, 5 partly: one server per
         // rack finds a wholly free server only in rack 3 (server 6).
-        NS_TEST_ASSERT_MSG_EQ((p.Fragmented(8, 8) == Range(48, 8)), true, "busy, rack 3");
+        got = p.Fragmented(8, 8);
+        NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(48, 8)), "busy, rack 3");
         // Two GPUs per rack: rack 0 gives 14, 15; rack 1 is full; rack 2 gives 42.
-        NS_TEST_ASSERT_MSG_EQ((p.Fragmented(3, 2) == std::vector<uint32_t>{14, 15, 42}),
-                              true,
-                              "busy, GPUs 2");
+        got = p.Fragmented(3, 2);
+        NS_TEST_ASSERT_MSG_EQ(Str(got), Str(std::vector<uint32_t>{14, 15, 42}), "busy, GPUs 2");
         NS_TEST_ASSERT_MSG_EQ(p.GetNFree(), 64 - 12 - 8 - 16 - 4 - 8 - 3, "busy, free");
+
+        // A rack with some free, but fewer than a rack's share, is skipped
+        // (not used partly): in GPUs, rack 0 has 2 free of the 3 asked ...
+        RoceGpuPlacement q(MakeZone(f));
+        q.MarkTaken(Range(0, 14));
+        got = q.Fragmented(5, 3);
+        NS_TEST_ASSERT_MSG_EQ(Str(got),
+                              Str(std::vector<uint32_t>{16, 17, 18, 32, 33}),
+                              "rack 0 has 2 of 3 free");
+        // ... and in servers (4 servers of 2 GPUs per rack), rack 0 has one
+        // wholly free server of the 2 asked.
+        RoceGpuPlacement r(MakeZone({1, 4, 4, 2}));
+        r.MarkTaken(Range(0, 6));
+        got = r.Fragmented(8, 4);
+        NS_TEST_ASSERT_MSG_EQ(Str(got),
+                              Str(Cat(Range(8, 4), Range(16, 4))),
+                              "rack 0 has 1 of 2 servers free");
     }
 };
 
@@ -320,6 +356,7 @@ class RandomTestCase : public TestCase
 
     void DoRun() override
     {
+        std::vector<uint32_t> got; // a placement's answer, asserted once
         // 8 of the 30 free servers. Two different draws give the same list
         // with probability 1 / C(30, 8) = 1.7e-7, so "differs" below fails
         // only if the stream or run is ignored.
@@ -330,9 +367,11 @@ class RandomTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(WholeServers(a, F.gpus), true, "whole servers");
 
         auto p2 = Busy();
-        NS_TEST_ASSERT_MSG_EQ((p2.Random(n, 5) == a), true, "same seed, run and stream");
+        got = p2.Random(n, 5);
+        NS_TEST_ASSERT_MSG_EQ(Str(got), Str(a), "same seed, run and stream");
         auto p3 = Busy();
-        NS_TEST_ASSERT_MSG_EQ((p3.Random(n, 6) == a), false, "another stream");
+        got = p3.Random(n, 6);
+        NS_TEST_ASSERT_MSG_NE(Str(got), Str(a), "another stream");
         const uint64_t run = RngSeedManager::GetRun();
         RngSeedManager::SetRun(run + 1);
         auto p4 = Busy();
@@ -355,9 +394,8 @@ class RandomTestCase : public TestCase
         // Taking every free server leaves nothing to chance: the list is
         // exactly the free servers.
         auto p6 = Busy();
-        NS_TEST_ASSERT_MSG_EQ((p6.Random(F.Total() - 16, 9) == Range(16, F.Total() - 16)),
-                              true,
-                              "all free servers");
+        got = p6.Random(F.Total() - 16, 9);
+        NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(16, F.Total() - 16)), "all free servers");
         NS_TEST_ASSERT_MSG_EQ(p6.GetNFree(), 0, "fabric full");
         // Partly used servers are not candidates for a whole-server job: with
         // one GPU taken in each server but 16..31, the only choice is 16..31.
@@ -366,7 +404,8 @@ class RandomTestCase : public TestCase
         {
             p7.MarkTaken({s * F.gpus + s % F.gpus});
         }
-        NS_TEST_ASSERT_MSG_EQ((p7.Random(16, 11) == Range(16, 16)), true, "wholly free servers");
+        got = p7.Random(16, 11);
+        NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(16, 16)), "wholly free servers");
     }
 };
 
@@ -387,10 +426,14 @@ class RandomHistogramTestCase : public TestCase
 
   private:
     /**
-     * Draw one unit `draws` times from a fabric of 16 candidate units (plus
-     * `taken` units taken beforehand) and release it each time.
+     * Draw one unit (a job of `job` GPUs) 200 times from a fabric of 16
+     * candidate units (plus the GPUs `taken` beforehand), with the random
+     * stream `stream`, releasing it each time.
      */
-    void Histogram(const Fabric& f, uint32_t job, const std::vector<uint32_t>& taken)
+    void Histogram(const Fabric& f,
+                   uint32_t job,
+                   const std::vector<uint32_t>& taken,
+                   int64_t stream)
     {
         RoceGpuPlacement p(MakeZone(f));
         p.MarkTaken(taken);
@@ -398,7 +441,7 @@ class RandomHistogramTestCase : public TestCase
         const uint32_t candidates = units - static_cast<uint32_t>(taken.size()) / job;
         const uint32_t draws = 200;
         Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
-        rng->SetStream(1);
+        rng->SetStream(stream);
         std::vector<uint32_t> count(units, 0);
         for (uint32_t i = 0; i < draws; ++i)
         {
@@ -431,11 +474,11 @@ class RandomHistogramTestCase : public TestCase
     void DoRun() override
     {
         // 16 servers of 8 GPUs, whole-server jobs.
-        Histogram({1, 8, 2, 8}, 8, {});
+        Histogram({1, 8, 2, 8}, 8, {}, 1);
         // 16 single GPUs (job of 1 GPU, G = 4).
-        Histogram({1, 2, 2, 4}, 1, {});
+        Histogram({1, 2, 2, 4}, 1, {}, 2);
         // 17 servers of which server 5 is taken: 16 candidates, 5 never chosen.
-        Histogram({1, 17, 1, 2}, 2, {10, 11});
+        Histogram({1, 17, 1, 2}, 2, {10, 11}, 3);
     }
 };
 
@@ -451,6 +494,7 @@ class ReleaseTestCase : public TestCase
   private:
     void DoRun() override
     {
+        std::vector<uint32_t> got; // a placement's answer, asserted once
         Fabric f{1, 4, 2, 8};
         RoceGpuPlacement p(MakeZone(f));
         NS_TEST_ASSERT_MSG_EQ(p.GetNGpus(), 64, "GPUs");
@@ -469,20 +513,26 @@ class ReleaseTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(p.IsFree(g), (g < 24 || g >= 40), "gpu " << g);
         }
         // The released servers are the first fit again.
-        NS_TEST_ASSERT_MSG_EQ((p.Contiguous(24) == a), true, "placed again");
+        got = p.Contiguous(24);
+        NS_TEST_ASSERT_MSG_EQ(Str(got), Str(a), "placed again");
         // Releasing server 1 makes it the first fit for one server; releasing
         // GPUs 3 and 4 leaves server 0 partly used, so a server job goes past
         // the second job (servers 3, 4) to server 5, and a 2-GPU job fits.
         p.Release(Range(8, 8));
-        NS_TEST_ASSERT_MSG_EQ((p.Contiguous(8) == Range(8, 8)), true, "server 1 again");
+        got = p.Contiguous(8);
+        NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(8, 8)), "server 1 again");
         p.Release(Range(3, 2));
-        NS_TEST_ASSERT_MSG_EQ((p.Contiguous(8) == Range(40, 8)), true, "server 0 is partly used");
-        NS_TEST_ASSERT_MSG_EQ((p.Contiguous(2) == Range(3, 2)), true, "GPUs 3, 4 again");
+        got = p.Contiguous(8);
+        NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(40, 8)), "server 0 is partly used");
+        got = p.Contiguous(2);
+        NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(3, 2)), "GPUs 3, 4 again");
         // MarkTaken of scattered GPUs: whole-server jobs avoid their servers.
         p.Release(b);
         p.MarkTaken({25, 39});
-        NS_TEST_ASSERT_MSG_EQ((p.Contiguous(8) == Range(48, 8)), true, "servers 3, 4 partly used");
-        NS_TEST_ASSERT_MSG_EQ((p.Contiguous(7) == Range(26, 7)), true, "GPUs after 25");
+        got = p.Contiguous(8);
+        NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(48, 8)), "servers 3, 4 partly used");
+        got = p.Contiguous(7);
+        NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(26, 7)), "GPUs after 25");
         // Taken: 0..23, 25, 39, 40..47, 48..55, 26..32.
         NS_TEST_ASSERT_MSG_EQ(p.GetNFree(), 64 - 24 - 2 - 8 - 8 - 7, "free count");
     }
@@ -503,6 +553,7 @@ class FabricSizesTestCase : public TestCase
   private:
     void DoRun() override
     {
+        std::vector<uint32_t> got; // a placement's answer, asserted once
         for (const Fabric& f : FABRICS)
         {
             RoceGpuPlacement p(MakeZone(f));
@@ -527,8 +578,9 @@ class FabricSizesTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(p.GetNFree(), f.Total(), f.Name() << ": all released");
             for (uint32_t s = 0; s < f.Total() / f.gpus; ++s)
             {
-                NS_TEST_ASSERT_MSG_EQ((p.Contiguous(f.gpus) == Range(s * f.gpus, f.gpus)),
-                                      true,
+                got = p.Contiguous(f.gpus);
+                NS_TEST_ASSERT_MSG_EQ(Str(got),
+                                      Str(Range(s * f.gpus, f.gpus)),
                                       f.Name() << " server " << s);
             }
             NS_TEST_ASSERT_MSG_EQ(p.GetNFree(), 0, f.Name() << ": full again");
@@ -551,6 +603,7 @@ class BuiltZoneTestCase : public TestCase
   private:
     void DoRun() override
     {
+        std::vector<uint32_t> got; // a placement's answer, asserted once
         RoceAiZoneHelper h;
         h.SetGpus(64);
         h.SetServersPerRack(2);
@@ -573,7 +626,8 @@ class BuiltZoneTestCase : public TestCase
         }
         NS_TEST_ASSERT_MSG_EQ(racks.size(), 4, "one server in each of the 4 racks");
         // Every rack is left partly used: server 1 is the first free one.
-        NS_TEST_ASSERT_MSG_EQ((p.Contiguous(8) == Range(8, 8)), true, "server 1");
+        got = p.Contiguous(8);
+        NS_TEST_ASSERT_MSG_EQ(Str(got), Str(Range(8, 8)), "server 1");
         Simulator::Destroy();
     }
 };
