@@ -41,12 +41,15 @@ class RoceAiZone;
  *
  * - Contiguous(n): the lowest-numbered run of consecutive free units (first
  *   fit over servers, or over GPUs), so an empty fabric gives 0..n-1 and a
- *   second job starts at the first free server after the first job.
- * - Fragmented(n, perRack): at most perRack GPUs from each rack (in whole
- *   servers, perRack rounded down to a multiple of G, when n is), racks in
- *   order, skipping racks that have fewer free; the job spans
- *   ceil(n / perRack) racks and, since perRack is less than a rack, leaves
- *   every rack it touches partly used: the layout a busy cluster gives.
+ *   second job starts at the first free server after the first job. When
+ *   free units remain but no run is long enough, it aborts: Fragmented or
+ *   Random place such a job.
+ * - Fragmented(n, perRack): min(perRack, GPUs still to place) GPUs from
+ *   each rack (in whole servers, perRack rounded down to a multiple of G,
+ *   when n is), racks in order, skipping racks with fewer free than that;
+ *   the job spans ceil(n / perRack) racks and, since perRack is less than a
+ *   rack, leaves every rack it touches partly used: the layout a busy
+ *   cluster gives.
  * - Random(n, rng): n/G servers (or n GPUs) drawn uniformly without
  *   replacement from the free ones. Random(n, stream) makes its own
  *   UniformRandomVariable on that stream, so the same seed, run and stream
