@@ -126,6 +126,20 @@ endfunction()
 rocev2_add_victim_abort_check(victim-leaf-senders
   "--victim-leaf-senders must be at least 1" --victim-leaf-senders=0)
 rocev2_add_victim_abort_check(victim-cc "unknown congestion control 'cubic'" --cc=cubic)
+
+# Input to the AI Zone example: the helper and the example name what is wrong.
+set(_rocev2_zone ${CMAKE_BINARY_DIR}/examples/rocev2-ai-zone-topology)
+function(rocev2_add_zone_abort_check name expect)
+  _rocev2_abort_check(zone-${name} "${expect}" ${_rocev2_zone} --pairs=0 ${ARGN})
+endfunction()
+rocev2_add_zone_abort_check(preset "preset \"meta-zone-5k\" is unknown (known: meta-zone-3072, meta-cluster-24k)"
+  --preset=meta-zone-5k)
+rocev2_add_zone_abort_check(fat-tree-odd "fat-tree k=7 (must be even and 2..256)" --fat-tree=7)
+rocev2_add_zone_abort_check(rail "--rail=2 (must be 0 or 1)" --rail=2)
+rocev2_add_zone_abort_check(placement "--placement=packed is unknown (contiguous, fragmented or random)"
+  --gpus=64 --job=16 --placement=packed)
+rocev2_add_zone_abort_check(job-too-large "n=128 exceeds the 64 free GPUs" --gpus=64 --job=128)
+rocev2_add_zone_abort_check(dot-too-large "the fabric has 208 nodes" --gpus=1024 --dot=zone.dot)
 rocev2_add_victim_abort_check(victim-preset "unknown DCQCN preset 'fast'"
   --cc=dcqcn --dcqcn-preset=fast)
 rocev2_add_victim_abort_check(victim-preset-cc "--dcqcn-preset=hpcc-sim needs --cc=dcqcn, not --cc=hpcc"

@@ -10,6 +10,7 @@
  *   ./rocev2 run rocev2-ai-zone-topology --gpus=512 --rail=1 --servers=16
  *   ./rocev2 run rocev2-ai-zone-topology --fat-tree=4 --dot=fat-tree.dot
  *   ./rocev2 run rocev2-ai-zone-topology --preset=meta-cluster-24k
+ *   ./rocev2 run rocev2-ai-zone-topology --gpus=4096 --job=512 --placement=fragmented
  *
  * The JSON holds gpus, nics, servers, switches {rtsw, ctsw, atsw}, links,
  * bisection_gbps, oversubscription, max_switch_hops, build_seconds (Build()) and
@@ -24,6 +25,8 @@
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <set>
+#include <sstream>
 
 using namespace ns3;
 
@@ -41,6 +44,9 @@ main(int argc, char* argv[])
     std::string preset;
     std::string dot;
     uint32_t pairs = 64;
+    uint32_t job = 0;
+    std::string placement = "contiguous";
+    uint32_t perRack = 0;
     uint32_t seed = 1;
     std::string json;
 
@@ -61,6 +67,9 @@ main(int argc, char* argv[])
                  fatTree);
     cmd.AddValue("preset", "Build a preset instead: meta-zone-3072 or meta-cluster-24k", preset);
     cmd.AddValue("dot", "Write a graphviz picture to this file (fabrics of <= 200 nodes)", dot);
+    cmd.AddValue("job", "Place a job of this many GPUs and sample the pairs within it", job);
+    cmd.AddValue("placement", "Job placement: contiguous, fragmented or random", placement);
+    cmd.AddValue("per-rack", "GPUs per rack of a fragmented job (0: half a rack)", perRack);
     cmd.AddValue("pairs", "NIC pairs sampled for the reachability check", pairs);
     cmd.AddValue("seed", "Seed of the pair sample", seed);
     cmd.AddValue("json", "Write the summary as JSON to this file", json);
@@ -108,21 +117,58 @@ main(int argc, char* argv[])
     double initSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
 
+    // The GPUs the pairs are drawn from: a placed job, or the whole fabric.
+    std::vector<uint32_t> gpuList;
+    if (job > 0)
+    {
+        RoceGpuPlacement place(zone);
+        if (placement == "contiguous")
+        {
+            gpuList = place.Contiguous(job);
+        }
+        else if (placement == "fragmented")
+        {
+            gpuList = place.Fragmented(job, perRack ? perRack : zone.GetNicsPerRack() / 2);
+        }
+        else
+        {
+            NS_ABORT_MSG_IF(placement != "random",
+                            "--placement=" << placement
+                                           << " is unknown (contiguous, fragmented or random)");
+            gpuList = place.Random(job, int64_t(seed));
+        }
+        std::set<uint32_t> racks;
+        for (uint32_t g : gpuList)
+        {
+            racks.insert(g / zone.GetNicsPerRack());
+        }
+        std::cout << placement << " job of " << job << " GPUs over " << racks.size()
+                  << " racks; ranks 0.." << gpuList.size() - 1 << " on GPUs " << gpuList.front()
+                  << ".." << gpuList.back() << "\n";
+    }
+    else
+    {
+        for (uint32_t g = 0; g < zone.GetNGpus(); ++g)
+        {
+            gpuList.push_back(g);
+        }
+    }
+    const uint32_t n = gpuList.size();
     RoceHelper roce;
     std::mt19937 rng(seed);
-    std::uniform_int_distribution<uint32_t> pick(0, zone.GetNGpus() - 1);
+    std::uniform_int_distribution<uint32_t> pick(0, n - 1);
     uint32_t acked = 0;
     uint32_t sent = 0;
     auto onDone = [&acked](const RoceCompletion& c) { acked += c.success ? 1 : 0; };
-    for (uint32_t i = 0; i < pairs && zone.GetNGpus() > 1; ++i)
+    for (uint32_t i = 0; i < pairs && n > 1; ++i)
     {
         uint32_t a = pick(rng);
         uint32_t b = pick(rng);
         if (a == b)
         {
-            b = (a + 1) % zone.GetNGpus();
+            b = (a + 1) % n;
         }
-        auto qp = roce.CreateQp(zone.GetNic(a), zone.GetNic(b));
+        auto qp = roce.CreateQp(zone.GetNic(gpuList[a]), zone.GetNic(gpuList[b]));
         qp.first->PostWrite(64, Callback<void, const RoceCompletion&>(onDone));
         ++sent;
     }
@@ -138,8 +184,9 @@ main(int argc, char* argv[])
     }
     if (!dot.empty())
     {
-        std::ofstream out(dot);
-        zone.WriteDot(out);
+        std::ostringstream picture; // no file is left when the fabric is too large
+        zone.WriteDot(picture);
+        std::ofstream(dot) << picture.str();
         std::cout << "picture: " << dot << " (render with: dot -Tpng " << dot << " -o "
                   << dot.substr(0, dot.rfind('.')) << ".png)\n";
     }

@@ -29,6 +29,7 @@ cpp_examples = [
     ("rocev2-ai-zone-topology --gpus=256 --tiers=3 --zones=2 --uplinks=4 --oversub=2 --pairs=16", "True", "False"),
     ("rocev2-ai-zone-topology --gpus=256 --rail=1 --pairs=16", "True", "False"),
     ("rocev2-ai-zone-topology --fat-tree=4 --pairs=16", "True", "False"),
+    ("rocev2-ai-zone-topology --gpus=256 --job=64 --placement=fragmented --pairs=16", "True", "False"),
     ("rocev2-victim-flow --cc=dcqcn --size=1000000 --victim-size=10000000 --warmup=100us", "True", "False"),
 ]
 
