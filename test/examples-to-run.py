@@ -27,6 +27,8 @@ cpp_examples = [
     ("rocev2-victim-flow --cc=none --size=1000000 --victim-size=10000000 --warmup=100us", "True", "False"),
     ("rocev2-ai-zone-topology --gpus=64 --uplinks=8 --pairs=16", "True", "False"),
     ("rocev2-ai-zone-topology --gpus=256 --tiers=3 --zones=2 --uplinks=4 --oversub=2 --pairs=16", "True", "False"),
+    ("rocev2-nvlink-transfer --pattern=all-to-all --size=1MB", "True", "False"),
+    ("rocev2-nvlink-transfer --pattern=ring --gpus=4 --size=3MB --rate=2400Gbps", "True", "False"),
     ("rocev2-victim-flow --cc=dcqcn --size=1000000 --victim-size=10000000 --warmup=100us", "True", "False"),
 ]
 
