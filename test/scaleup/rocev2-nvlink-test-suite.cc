@@ -88,7 +88,11 @@ class NvlinkTestCase : public TestCase
     void CheckAt(const Completions& c, uint64_t id, double expectedNs, const std::string& what)
     {
         auto it = c.at.find(id);
-        NS_TEST_ASSERT_MSG_EQ((it != c.at.end()), true, what << ": never delivered");
+        if (it == c.at.end())
+        {
+            NS_TEST_EXPECT_MSG_EQ(true, false, what << ": never delivered");
+            return;
+        }
         const double ns = static_cast<double>(it->second.GetNanoSeconds());
         NS_TEST_EXPECT_MSG_GT_OR_EQ(ns + 1e-6,
                                     expectedNs,
@@ -529,20 +533,28 @@ class NvlinkConfigTestCase : public NvlinkTestCase
                         DataRateValue(DataRate("450Gbps")));
         });
         Simulator::Run();
+        Simulator::Destroy();
         CheckAt(c0, id0, latNs + tNs, "server 0 at 900 Gb/s, 2 us");
         CheckAt(c1, id1, latNs + 1.5 * tNs, "server 1 halved at T/2");
 
-        NS_TEST_ASSERT_MSG_EQ(m_tx.size(), 2, "one Tx per transfer");
-        NS_TEST_ASSERT_MSG_EQ(m_rx.size(), 2, "one Rx per transfer");
+        NS_TEST_EXPECT_MSG_EQ(m_tx.size(), 2, "one Tx per transfer");
+        NS_TEST_EXPECT_MSG_EQ(m_rx.size(), 2, "one Rx per transfer");
         const TraceCall tx0{"/NodeList/0/$ns3::RoceNvlinkDomain/Tx", 6, 7, b, id0, Time(0)};
         const TraceCall tx1{"/NodeList/1/$ns3::RoceNvlinkDomain/Tx", 3, 0, b, id1, Time(0)};
-        NS_TEST_EXPECT_MSG_EQ((m_tx[0] == tx0), true, "Tx of server 0: ctx, src, dst, bytes, id");
-        NS_TEST_EXPECT_MSG_EQ((m_tx[1] == tx1), true, "Tx of server 1: ctx, src, dst, bytes, id");
+        NS_TEST_EXPECT_MSG_EQ((m_tx.size() > 0 && m_tx[0] == tx0),
+                              true,
+                              "Tx of server 0: ctx, src, dst, bytes, id");
+        NS_TEST_EXPECT_MSG_EQ((m_tx.size() > 1 && m_tx[1] == tx1),
+                              true,
+                              "Tx of server 1: ctx, src, dst, bytes, id");
         const TraceCall rx0{"/NodeList/0/$ns3::RoceNvlinkDomain/Rx", 6, 7, b, id0, c0.at[id0]};
         const TraceCall rx1{"/NodeList/1/$ns3::RoceNvlinkDomain/Rx", 3, 0, b, id1, c1.at[id1]};
-        NS_TEST_EXPECT_MSG_EQ((m_rx[0] == rx0), true, "Rx of server 0 at its delivery");
-        NS_TEST_EXPECT_MSG_EQ((m_rx[1] == rx1), true, "Rx of server 1 at its delivery");
-        Simulator::Destroy();
+        NS_TEST_EXPECT_MSG_EQ((m_rx.size() > 0 && m_rx[0] == rx0),
+                              true,
+                              "Rx of server 0 at its delivery");
+        NS_TEST_EXPECT_MSG_EQ((m_rx.size() > 1 && m_rx[1] == rx1),
+                              true,
+                              "Rx of server 1 at its delivery");
     }
 };
 
