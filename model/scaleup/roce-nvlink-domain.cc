@@ -53,9 +53,9 @@ RoceNvlinkDomain::GetTypeId()
                                                &RoceNvlinkDomain::GetDataRate),
                           MakeDataRateChecker())
             .AddAttribute("Latency",
-                          "Time from a transfer's last byte leaving its source GPU to its "
-                          "delivery (one-way first-byte latency: copy-engine start, NVLink "
-                          "link and NVSwitch hop).",
+                          "One-way latency of a transfer (copy-engine start, NVLink link and "
+                          "NVSwitch hop): every byte arrives this long after it leaves, so a "
+                          "transfer is delivered Latency after its last byte left its source.",
                           TimeValue(MicroSeconds(1)),
                           MakeTimeAccessor(&RoceNvlinkDomain::m_latency),
                           MakeTimeChecker(Seconds(0)))
