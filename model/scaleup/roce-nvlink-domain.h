@@ -202,13 +202,12 @@ class RoceNvlinkDomain : public Object
     std::vector<Transfer> m_active;  //!< transfers still sending
     std::vector<uint64_t> m_txBytes; //!< per GPU
     std::vector<uint64_t> m_rxBytes; //!< per GPU
-    std::vector<long double>
-        m_cap; //!< water-filling: spare capacity, egress 0..G-1, ingress G..2G-1
-    std::vector<uint32_t> m_users; //!< water-filling: unfrozen transfers per port
-    long double m_fluidTime;       //!< time up to which remainingBits are counted (s)
-    long double m_nextLastByte;    //!< exact time of the pending event (s)
-    uint64_t m_nextLastByteId;     //!< the transfer that ends then
-    EventId m_event;               //!< the pending last-byte event
+    std::vector<long double> m_cap;  //!< spare capacity: egress of g at g, ingress at G + g
+    std::vector<uint32_t> m_users;   //!< water-filling: unfrozen transfers per port
+    long double m_fluidTime;         //!< time up to which remainingBits are counted (s)
+    long double m_nextLastByte;      //!< exact time of the pending event (s)
+    uint64_t m_nextLastByteId;       //!< the transfer that ends then
+    EventId m_event;                 //!< the pending last-byte event
 
     TracedCallback<uint32_t, uint32_t, uint64_t, uint64_t> m_txTrace; //!< transfer started
     TracedCallback<uint32_t, uint32_t, uint64_t, uint64_t> m_rxTrace; //!< transfer delivered
