@@ -85,7 +85,8 @@ RoceNvlinkDomain::RoceNvlinkDomain()
       m_nInLatency(0),
       m_fluidTime(0),
       m_nextLastByte(0),
-      m_nextLastByteId(0)
+      m_nextLastByteId(0),
+      m_context(Simulator::NO_CONTEXT)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -112,6 +113,32 @@ RoceNvlinkDomain::DoDispose()
     m_event.Cancel();
     m_active.clear();
     Object::DoDispose();
+}
+
+void
+RoceNvlinkDomain::NotifyNewAggregate()
+{
+    if (Ptr<Node> node = GetObject<Node>())
+    {
+        m_context = node->GetId();
+    }
+    Object::NotifyNewAggregate();
+}
+
+void
+RoceNvlinkDomain::ScheduleDelivery(Time delay, const Transfer& t)
+{
+    const uint32_t context =
+        m_context == Simulator::NO_CONTEXT ? Simulator::GetContext() : m_context;
+    Simulator::ScheduleWithContext(context,
+                                   delay,
+                                   &RoceNvlinkDomain::Deliver,
+                                   this,
+                                   t.src,
+                                   t.dst,
+                                   t.bytes,
+                                   t.id,
+                                   t.done);
 }
 
 uint32_t
@@ -214,14 +241,16 @@ RoceNvlinkDomain::Send(uint32_t srcGpu,
     if (bytes == 0)
     {
         ++m_nInLatency;
-        Simulator::Schedule(m_latency,
-                            &RoceNvlinkDomain::Deliver,
-                            this,
-                            srcGpu,
-                            dstGpu,
-                            bytes,
-                            id,
-                            done);
+        Transfer t;
+        t.id = id;
+        t.src = srcGpu;
+        t.dst = dstGpu;
+        t.bytes = 0;
+        t.remainingBits = 0;
+        t.rate = 0;
+        t.frozen = true;
+        t.done = done;
+        ScheduleDelivery(m_latency, t);
         return id;
     }
     CatchUp();
@@ -361,14 +390,7 @@ RoceNvlinkDomain::LastByteLeft()
         {
             m_txBytes[t.src] += t.bytes;
             ++m_nInLatency;
-            Simulator::Schedule(wait,
-                                &RoceNvlinkDomain::Deliver,
-                                this,
-                                t.src,
-                                t.dst,
-                                t.bytes,
-                                t.id,
-                                t.done);
+            ScheduleDelivery(wait, t);
             continue;
         }
         if (kept != i)

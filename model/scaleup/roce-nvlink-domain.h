@@ -66,7 +66,9 @@ class Node;
  * Misuse aborts with a message: src == dst, a GPU index >= NGpus, DataRate 0,
  * NGpus 0, and changing NGpus after the first Send.
  *
- * Config path: /NodeList/N/$ns3::RoceNvlinkDomain/<attribute or trace>.
+ * Config path: /NodeList/N/$ns3::RoceNvlinkDomain/<attribute or trace>. Once
+ * aggregated onto a node, deliveries (done callbacks, the Rx trace) run in
+ * that node's context, whoever called Send.
  */
 class RoceNvlinkDomain : public Object
 {
@@ -143,6 +145,7 @@ class RoceNvlinkDomain : public Object
 
   protected:
     void DoDispose() override;
+    void NotifyNewAggregate() override;
 
   private:
     /** One transfer whose last byte has not left its source yet. */
@@ -190,6 +193,14 @@ class RoceNvlinkDomain : public Object
                  uint64_t id,
                  Callback<void, uint64_t> done);
 
+    /**
+     * \brief Schedule the delivery of a transfer, in the server's context (its
+     * node id) once the domain is aggregated onto a node, so that done
+     * callbacks and Rx sinks run as events of that node.
+     * \param delay from now \param t the transfer
+     */
+    void ScheduleDelivery(Time delay, const Transfer& t);
+
     /** \brief Abort unless gpu is below NGpus. \param gpu index \param what its role */
     void CheckGpu(uint32_t gpu, const char* what) const;
 
@@ -208,6 +219,7 @@ class RoceNvlinkDomain : public Object
     long double m_nextLastByte;      //!< exact time of the pending event (s)
     uint64_t m_nextLastByteId;       //!< the transfer that ends then
     EventId m_event;                 //!< the pending last-byte event
+    uint32_t m_context;              //!< the server's node id, or Simulator::NO_CONTEXT
 
     TracedCallback<uint32_t, uint32_t, uint64_t, uint64_t> m_txTrace; //!< transfer started
     TracedCallback<uint32_t, uint32_t, uint64_t, uint64_t> m_rxTrace; //!< transfer delivered

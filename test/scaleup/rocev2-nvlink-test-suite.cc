@@ -58,12 +58,16 @@ MakeDomain(double bps = NVLINK4_BPS, double latencyNs = LATENCY_NS, uint32_t gpu
 /** Records when each transfer's done callback ran. */
 struct Completions
 {
-    std::map<uint64_t, Time> at; //!< id -> delivery time
+    std::map<uint64_t, Time> at;          //!< id -> delivery time
+    std::map<uint64_t, uint32_t> context; //!< id -> simulator context of the delivery
 
-    /** \return a done callback that records into `at` */
+    /** \return a done callback that records into `at` and `context` */
     Callback<void, uint64_t> Cb()
     {
-        return Callback<void, uint64_t>([this](uint64_t id) { at[id] = Simulator::Now(); });
+        return Callback<void, uint64_t>([this](uint64_t id) {
+            at[id] = Simulator::Now();
+            context[id] = Simulator::GetContext();
+        });
     }
 };
 
@@ -477,7 +481,8 @@ using TraceCall = std::tuple<std::string, uint32_t, uint32_t, uint64_t, uint64_t
  * (900 Gb/s, 2 us). A DataRate set half-way through a transfer (T at 900 Gb/s)
  * to 450 Gb/s leaves B/2 at half the rate: the last byte leaves at
  * T/2 + T = 3T/2. The Tx trace fires at the start and Rx at the delivery, each
- * with (src, dst, bytes, id) of the transfer and the server's context.
+ * with (src, dst, bytes, id) of the transfer and the server's Config
+ * context; done callbacks run in the server's simulator context.
  */
 class NvlinkConfigTestCase : public NvlinkTestCase
 {
@@ -536,6 +541,10 @@ class NvlinkConfigTestCase : public NvlinkTestCase
         Simulator::Destroy();
         CheckAt(c0, id0, latNs + tNs, "server 0 at 900 Gb/s, 2 us");
         CheckAt(c1, id1, latNs + 1.5 * tNs, "server 1 halved at T/2");
+        // Send was called from outside any node; the deliveries are events of
+        // the server that holds the domain.
+        NS_TEST_EXPECT_MSG_EQ(c0.context[id0], servers.Get(0)->GetId(), "server 0's context");
+        NS_TEST_EXPECT_MSG_EQ(c1.context[id1], servers.Get(1)->GetId(), "server 1's context");
 
         NS_TEST_EXPECT_MSG_EQ(m_tx.size(), 2, "one Tx per transfer");
         NS_TEST_EXPECT_MSG_EQ(m_rx.size(), 2, "one Rx per transfer");
