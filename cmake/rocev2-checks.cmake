@@ -151,6 +151,19 @@ rocev2_add_victim_abort_check(victim-rate "--rate=-5Gbps is not a data rate (e.g
 rocev2_add_victim_abort_check(victim-delay "--delay=1ms1 is not a time" --delay=1ms1)
 rocev2_add_victim_abort_check(victim-size "--victim-size=-1 is not a byte count" --victim-size=-1)
 
+# The scale-up example: a zero rate or GPU count reaches RoceNvlinkDomain,
+# which names the attribute; an unknown pattern is refused by the example.
+set(_rocev2_nvlink ${CMAKE_BINARY_DIR}/examples/rocev2-nvlink-transfer)
+function(rocev2_add_nvlink_abort_check name expect)
+  _rocev2_abort_check(${name} "${expect}" ${_rocev2_nvlink} --size=1000 ${ARGN})
+endfunction()
+rocev2_add_nvlink_abort_check(nvlink-rate-zero "RoceNvlinkDomain: DataRate=0bps must be positive"
+  --rate=0Gbps)
+rocev2_add_nvlink_abort_check(nvlink-gpus-zero "RoceNvlinkDomain: NGpus=0 must be at least 1"
+  --gpus=0)
+rocev2_add_nvlink_abort_check(nvlink-pattern "--pattern=tree is not all-to-all or ring"
+  --pattern=tree)
+
 # `./rocev2 run FILE.cc|FOLDER`: README.md's first simulation, copied into
 # scratch/, prints what README.md promises; a folder builds into one program,
 # is cached and recompiled file by file; compile errors fail the command with

@@ -1,0 +1,422 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-nvlink-domain.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+#include <limits>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceNvlinkDomain");
+NS_OBJECT_ENSURE_REGISTERED(RoceNvlinkDomain);
+
+namespace
+{
+/**
+ * Transfers whose last bytes leave within this time of each other (in exact
+ * fluid time) are ended by the same event: far below one simulator tick, and
+ * far above the error of long double arithmetic (about 1e-19 of the time).
+ */
+constexpr long double SAME_INSTANT_S = 1e-12L;
+
+/**
+ * A fluid time within this fraction of a tick above a whole tick rounds down
+ * to it, so that a time the formula puts exactly on a tick is not pushed to
+ * the next one by a rounding error in the last digit.
+ */
+constexpr long double TICK_SLACK = 1e-6L;
+} // namespace
+
+TypeId
+RoceNvlinkDomain::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceNvlinkDomain")
+            .SetParent<Object>()
+            .SetGroupName("Rocev2")
+            .AddConstructor<RoceNvlinkDomain>()
+            .AddAttribute("DataRate",
+                          "Port rate of each GPU, per direction (egress and ingress each): "
+                          "3600Gbps = 450 GB/s, H100 NVLink4. Above 0; a change re-shares "
+                          "the transfers under way from that instant.",
+                          DataRateValue(DataRate("3600Gbps")),
+                          MakeDataRateAccessor(&RoceNvlinkDomain::SetDataRate,
+                                               &RoceNvlinkDomain::GetDataRate),
+                          MakeDataRateChecker())
+            .AddAttribute("Latency",
+                          "One-way latency of a transfer (copy-engine start, NVLink link and "
+                          "NVSwitch hop): every byte arrives this long after it leaves, so a "
+                          "transfer is delivered Latency after its last byte left its source.",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&RoceNvlinkDomain::m_latency),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute(
+                "NGpus",
+                "GPUs in the domain (at least 1); fixed once a transfer was sent.",
+                UintegerValue(8),
+                MakeUintegerAccessor(&RoceNvlinkDomain::SetNGpus, &RoceNvlinkDomain::GetNGpus),
+                MakeUintegerChecker<uint32_t>())
+            .AddTraceSource("Tx",
+                            "A transfer started (src GPU, dst GPU, bytes, id).",
+                            MakeTraceSourceAccessor(&RoceNvlinkDomain::m_txTrace),
+                            "ns3::RoceNvlinkDomain::TransferTracedCallback")
+            .AddTraceSource("Rx",
+                            "A transfer was delivered at its destination (src GPU, dst GPU, "
+                            "bytes, id).",
+                            MakeTraceSourceAccessor(&RoceNvlinkDomain::m_rxTrace),
+                            "ns3::RoceNvlinkDomain::TransferTracedCallback");
+    return tid;
+}
+
+RoceNvlinkDomain::RoceNvlinkDomain()
+    : m_rate(DataRate("3600Gbps")),
+      m_latency(MicroSeconds(1)),
+      m_nGpus(0),
+      m_nextId(0),
+      m_nInLatency(0),
+      m_fluidTime(0),
+      m_nextLastByte(0),
+      m_nextLastByteId(0),
+      m_context(Simulator::NO_CONTEXT)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+RoceNvlinkDomain::~RoceNvlinkDomain() = default;
+
+Ptr<RoceNvlinkDomain>
+RoceNvlinkDomain::Install(Ptr<Node> server, uint32_t gpus)
+{
+    NS_ABORT_MSG_IF(!server, "RoceNvlinkDomain::Install: no server node");
+    NS_ABORT_MSG_IF(server->GetObject<RoceNvlinkDomain>(),
+                    "RoceNvlinkDomain::Install: node " << server->GetId()
+                                                       << " already has a scale-up domain");
+    Ptr<RoceNvlinkDomain> domain = CreateObject<RoceNvlinkDomain>();
+    domain->SetNGpus(gpus);
+    server->AggregateObject(domain);
+    return domain;
+}
+
+void
+RoceNvlinkDomain::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_event.Cancel();
+    m_active.clear();
+    Object::DoDispose();
+}
+
+void
+RoceNvlinkDomain::NotifyNewAggregate()
+{
+    if (Ptr<Node> node = GetObject<Node>())
+    {
+        m_context = node->GetId();
+    }
+    Object::NotifyNewAggregate();
+}
+
+void
+RoceNvlinkDomain::ScheduleDelivery(Time delay, const Transfer& t)
+{
+    const uint32_t context =
+        m_context == Simulator::NO_CONTEXT ? Simulator::GetContext() : m_context;
+    Simulator::ScheduleWithContext(context,
+                                   delay,
+                                   &RoceNvlinkDomain::Deliver,
+                                   this,
+                                   t.src,
+                                   t.dst,
+                                   t.bytes,
+                                   t.id,
+                                   t.done);
+}
+
+uint32_t
+RoceNvlinkDomain::GetNGpus() const
+{
+    return m_nGpus;
+}
+
+void
+RoceNvlinkDomain::SetNGpus(uint32_t gpus)
+{
+    NS_ABORT_MSG_IF(gpus == 0, "RoceNvlinkDomain: NGpus=0 must be at least 1");
+    NS_ABORT_MSG_IF(m_nextId > 0 && gpus != m_nGpus,
+                    "RoceNvlinkDomain: NGpus=" << gpus << " cannot replace NGpus=" << m_nGpus
+                                               << " after transfers were sent");
+    m_nGpus = gpus;
+    m_txBytes.assign(gpus, 0);
+    m_rxBytes.assign(gpus, 0);
+    m_cap.assign(2 * static_cast<std::size_t>(gpus), 0);
+    m_users.assign(2 * static_cast<std::size_t>(gpus), 0);
+}
+
+DataRate
+RoceNvlinkDomain::GetDataRate() const
+{
+    return m_rate;
+}
+
+void
+RoceNvlinkDomain::SetDataRate(DataRate rate)
+{
+    NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "RoceNvlinkDomain: DataRate=0bps must be positive");
+    if (m_active.empty())
+    {
+        m_rate = rate;
+        return;
+    }
+    CatchUp();
+    Advance(NowSeconds());
+    m_rate = rate;
+    Reshare();
+}
+
+void
+RoceNvlinkDomain::CheckGpu(uint32_t gpu, const char* what) const
+{
+    NS_ABORT_MSG_IF(gpu >= m_nGpus,
+                    "RoceNvlinkDomain: " << what << "=" << gpu << " out of range 0.." << m_nGpus - 1
+                                         << " (NGpus=" << m_nGpus << ")");
+}
+
+uint64_t
+RoceNvlinkDomain::GetTxBytes(uint32_t gpu) const
+{
+    CheckGpu(gpu, "gpu");
+    return m_txBytes[gpu];
+}
+
+uint64_t
+RoceNvlinkDomain::GetRxBytes(uint32_t gpu) const
+{
+    CheckGpu(gpu, "gpu");
+    return m_rxBytes[gpu];
+}
+
+uint32_t
+RoceNvlinkDomain::GetNActive() const
+{
+    return static_cast<uint32_t>(m_active.size()) + m_nInLatency;
+}
+
+long double
+RoceNvlinkDomain::NowSeconds()
+{
+    return static_cast<long double>(Simulator::Now().GetTimeStep()) /
+           static_cast<long double>(Seconds(1).GetTimeStep());
+}
+
+Time
+RoceNvlinkDomain::CeilToTick(long double seconds)
+{
+    const long double ticks = seconds * static_cast<long double>(Seconds(1).GetTimeStep());
+    return TimeStep(static_cast<uint64_t>(std::ceil(ticks - TICK_SLACK)));
+}
+
+uint64_t
+RoceNvlinkDomain::Send(uint32_t srcGpu,
+                       uint32_t dstGpu,
+                       uint64_t bytes,
+                       Callback<void, uint64_t> done)
+{
+    NS_LOG_FUNCTION(this << srcGpu << dstGpu << bytes);
+    CheckGpu(srcGpu, "srcGpu");
+    CheckGpu(dstGpu, "dstGpu");
+    NS_ABORT_MSG_IF(srcGpu == dstGpu,
+                    "RoceNvlinkDomain: srcGpu=dstGpu=" << srcGpu
+                                                       << ": a GPU does not send to itself");
+    const uint64_t id = m_nextId++;
+    m_txTrace(srcGpu, dstGpu, bytes, id);
+    if (bytes == 0)
+    {
+        ++m_nInLatency;
+        Transfer t;
+        t.id = id;
+        t.src = srcGpu;
+        t.dst = dstGpu;
+        t.bytes = 0;
+        t.remainingBits = 0;
+        t.rate = 0;
+        t.frozen = true;
+        t.done = done;
+        ScheduleDelivery(m_latency, t);
+        return id;
+    }
+    CatchUp();
+    Advance(NowSeconds());
+    Transfer t;
+    t.id = id;
+    t.src = srcGpu;
+    t.dst = dstGpu;
+    t.bytes = bytes;
+    t.remainingBits = 8.0L * static_cast<long double>(bytes);
+    t.rate = 0;
+    t.frozen = false;
+    t.done = done;
+    m_active.push_back(t);
+    Reshare();
+    return id;
+}
+
+void
+RoceNvlinkDomain::Advance(long double seconds)
+{
+    const long double dt = seconds - m_fluidTime;
+    if (dt <= 0)
+    {
+        return;
+    }
+    for (auto& t : m_active)
+    {
+        t.remainingBits -= t.rate * dt;
+        if (t.remainingBits < 0)
+        {
+            t.remainingBits = 0;
+        }
+    }
+    m_fluidTime = seconds;
+}
+
+void
+RoceNvlinkDomain::CatchUp()
+{
+    // A start or a rate change in the tick where a last byte leaves, before
+    // that event ran: end those transfers first, at their exact time.
+    while (m_event.IsRunning() && CeilToTick(m_nextLastByte) <= Simulator::Now())
+    {
+        m_event.Cancel();
+        LastByteLeft();
+    }
+}
+
+void
+RoceNvlinkDomain::Reshare()
+{
+    m_event.Cancel();
+    if (m_active.empty())
+    {
+        return;
+    }
+    // Water-filling: every port p (egress of GPU g is g, ingress is G + g)
+    // offers its spare capacity m_cap[p] equally to its m_users[p] transfers
+    // not fixed yet; the port with the smallest offer is a bottleneck, and its
+    // transfers get that offer. Repeat until every transfer has a rate.
+    const long double capacity = static_cast<long double>(m_rate.GetBitRate());
+    const std::size_t ports = m_cap.size();
+    for (std::size_t p = 0; p < ports; ++p)
+    {
+        m_cap[p] = capacity;
+        m_users[p] = 0;
+    }
+    for (auto& t : m_active)
+    {
+        t.frozen = false;
+        ++m_users[t.src];
+        ++m_users[m_nGpus + t.dst];
+    }
+    std::size_t unfrozen = m_active.size();
+    while (unfrozen > 0)
+    {
+        std::size_t bottleneck = ports;
+        long double share = std::numeric_limits<long double>::infinity();
+        for (std::size_t p = 0; p < ports; ++p)
+        {
+            if (m_users[p] > 0 && m_cap[p] / m_users[p] < share)
+            {
+                share = m_cap[p] / m_users[p];
+                bottleneck = p;
+            }
+        }
+        for (auto& t : m_active)
+        {
+            if (t.frozen || (t.src != bottleneck && m_nGpus + t.dst != bottleneck))
+            {
+                continue;
+            }
+            t.rate = share;
+            t.frozen = true;
+            --unfrozen;
+            m_cap[t.src] = std::max<long double>(0, m_cap[t.src] - share);
+            m_cap[m_nGpus + t.dst] = std::max<long double>(0, m_cap[m_nGpus + t.dst] - share);
+            --m_users[t.src];
+            --m_users[m_nGpus + t.dst];
+        }
+    }
+    // The next last byte to leave, at constant rates from m_fluidTime.
+    long double first = std::numeric_limits<long double>::infinity();
+    for (const auto& t : m_active)
+    {
+        const long double left = t.remainingBits / t.rate;
+        if (left < first)
+        {
+            first = left;
+            m_nextLastByteId = t.id;
+        }
+    }
+    m_nextLastByte = m_fluidTime + first;
+    const Time at = CeilToTick(m_nextLastByte);
+    const Time now = Simulator::Now();
+    m_event =
+        Simulator::Schedule(at > now ? at - now : Time(0), &RoceNvlinkDomain::LastByteLeft, this);
+}
+
+void
+RoceNvlinkDomain::LastByteLeft()
+{
+    Advance(m_nextLastByte);
+    const Time delivery =
+        CeilToTick(m_nextLastByte + static_cast<long double>(m_latency.GetTimeStep()) /
+                                        static_cast<long double>(Seconds(1).GetTimeStep()));
+    const Time now = Simulator::Now();
+    const Time wait = delivery > now ? delivery - now : Time(0);
+    // Compact m_active in order, so that transfers ending together are
+    // delivered in the order they were sent.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < m_active.size(); ++i)
+    {
+        Transfer& t = m_active[i];
+        if (t.id == m_nextLastByteId || t.remainingBits <= t.rate * SAME_INSTANT_S)
+        {
+            m_txBytes[t.src] += t.bytes;
+            ++m_nInLatency;
+            ScheduleDelivery(wait, t);
+            continue;
+        }
+        if (kept != i)
+        {
+            m_active[kept] = m_active[i];
+        }
+        ++kept;
+    }
+    m_active.resize(kept);
+    Reshare();
+}
+
+void
+RoceNvlinkDomain::Deliver(uint32_t src,
+                          uint32_t dst,
+                          uint64_t bytes,
+                          uint64_t id,
+                          Callback<void, uint64_t> done)
+{
+    --m_nInLatency;
+    m_rxBytes[dst] += bytes;
+    m_rxTrace(src, dst, bytes, id);
+    if (!done.IsNull())
+    {
+        done(id);
+    }
+}
+
+} // namespace ns3
