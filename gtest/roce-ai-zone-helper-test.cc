@@ -9,6 +9,7 @@
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <functional>
 #include <gtest/gtest.h>
@@ -185,4 +186,15 @@ TEST(AiZoneHelperDeathTest, RouteToAMissingPortNamesThePrefix)
                                                         {3});
         },
         "route to 10.1.0.0/16 names port 3, but the switch has 0 ports");
+}
+
+TEST(AiZoneHelperDeathTest, NvlinkGpusComeFromTheServer)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(
+        BuildWith([](RoceAiZoneHelper& h) { h.SetNvlinkAttribute("NGpus", UintegerValue(4)); }),
+        "NVLink attribute NGpus is the GPUs per server \\(SetGpusPerServer\\)");
+    EXPECT_DEATH(
+        BuildWith([](RoceAiZoneHelper& h) { h.SetNvlinkAttribute("Bandwidth", UintegerValue(4)); }),
+        "Bandwidth");
 }

@@ -127,12 +127,20 @@ RoceAiZoneHelper::SetPreset(const std::string& name)
     // cluster joins 8 zones by ATSWs at 1:7.
     if (name == "meta-zone-3072" || name == "meta-cluster-24k")
     {
-        *this = RoceAiZoneHelper();
+        // The shape only: link, NIC, buffer and NVLink settings are kept.
         const bool cluster = name == "meta-cluster-24k";
         m_tiers = cluster ? 3 : 2;
         m_zones = cluster ? 8 : 1;
         m_gpus = 3072 * m_zones;
+        m_servers = 2;
+        m_gpusPerServer = 8;
+        m_uplinks = 16;
+        m_ctsws = 16;
+        m_atsws = 0;
+        m_planes = 1;
         m_oversub = 7;
+        m_rail = false;
+        m_fatTreeK = 0;
         return;
     }
     std::string known;
@@ -180,6 +188,18 @@ RoceAiZoneHelper::SetSwitchAttribute(std::string name, const AttributeValue& val
     {
         s.SetSwitchAttribute(name, value);
     }
+}
+
+void
+RoceAiZoneHelper::SetNvlinkAttribute(std::string name, const AttributeValue& value)
+{
+    NS_ABORT_MSG_IF(name == "NGpus",
+                    "RoceAiZoneHelper: NVLink attribute NGpus is the GPUs per server "
+                    "(SetGpusPerServer)");
+    // Checked now, so that a wrong name or value is reported where it is set.
+    Ptr<RoceNvlinkDomain> probe = CreateObject<RoceNvlinkDomain>();
+    probe->SetAttribute(name, value);
+    m_nvlinkAttributes.emplace_back(name, value.Copy());
 }
 
 RoceHelper&
@@ -314,6 +334,14 @@ RoceAiZoneHelper::Build()
     m_switch[RTSW].Install(z.rtsw);
     m_switch[CTSW].Install(z.ctsw);
     m_switch[ATSW].Install(z.atsw);
+    for (auto it = z.servers.Begin(); it != z.servers.End(); ++it)
+    {
+        Ptr<RoceNvlinkDomain> nvlink = RoceNvlinkDomain::Install(*it, m_gpusPerServer);
+        for (const auto& [name, value] : m_nvlinkAttributes)
+        {
+            nvlink->SetAttribute(name, *value);
+        }
+    }
     m_roce.SetDeviceAttribute("DataRate", DataRateValue(m_rate));
     BuildZoneLinks(z);
     BuildAtswLinks(z);

@@ -10,6 +10,7 @@
 #include "ns3/nstime.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-nvlink-domain.h"
 #include "ns3/roce-switch-helper.h"
 
 #include <cstdint>
@@ -81,6 +82,14 @@ class RoceAiZone
     Ptr<Node> GetLeafSwitch(uint32_t gpu) const;
     /** \param gpu a GPU index \return its server's node */
     Ptr<Node> GetServer(uint32_t gpu) const;
+    /**
+     * \param gpu a GPU index
+     * \return the scale-up (NVLink) domain of its server, where the GPU is
+     *         index GetLocalGpu(gpu)
+     */
+    Ptr<RoceNvlinkDomain> GetNvlink(uint32_t gpu) const;
+    /** \param gpu a GPU index \return its index within its server (g % G), also its NIC's */
+    uint32_t GetLocalGpu(uint32_t gpu) const;
     /** \param gpu a GPU index \return its NIC's address, 10.zone.leaf.host */
     Ipv4Address GetAddress(uint32_t gpu) const;
     /** \param gpu a GPU index \return its zone */
@@ -135,6 +144,9 @@ class RoceAiZone
  * \brief Builds Meta-style AI Zone fabrics (2-tier RTSW/CTSW Clos, or 3
  * tiers with ATSWs joining zones) with addresses and hierarchical
  * forwarding filled in.
+ *
+ * Every server gets a RoceNvlinkDomain of its G GPUs (the scale-up domain
+ * collectives use between the GPUs of one server).
  *
  * Defaults follow Meta's published layout (doc/rocev2.rst, "AI Zone
  * topologies"): 8 GPUs per server, 2 servers per rack, 16 uplinks per RTSW
@@ -209,8 +221,10 @@ class RoceAiZoneHelper
     /**
      * \brief Configure one of Meta's published layouts [Meta24]:
      * "meta-zone-3072" (one 2-tier AI zone of 192 racks x 16 GPUs) or
-     * "meta-cluster-24k" (8 such zones joined by ATSWs at 1:7). Aborts with
-     * the known names for any other name.
+     * "meta-cluster-24k" (8 such zones joined by ATSWs at 1:7). It sets the
+     * shape (tiers, zones, GPUs, servers, uplinks, CTSWs, ATSWs,
+     * oversubscription) and keeps link, NIC, buffer and NVLink settings.
+     * Aborts with the known names for any other name.
      * \param name the preset
      */
     void SetPreset(const std::string& name);
@@ -236,6 +250,12 @@ class RoceAiZoneHelper
      * \param name attribute \param value value
      */
     void SetSwitchAttribute(std::string name, const AttributeValue& value);
+    /**
+     * \brief Set a RoceNvlinkDomain attribute (DataRate, Latency) of every
+     * server's scale-up domain.
+     * \param name attribute \param value value
+     */
+    void SetNvlinkAttribute(std::string name, const AttributeValue& value);
     /**
      * \brief The RoceHelper the links and NICs are made with: set NIC, QP and
      * congestion-control attributes on it before Build() (the link rate and
@@ -285,6 +305,7 @@ class RoceAiZoneHelper
     uint32_t m_planes{1};
     bool m_rail{false};
     uint32_t m_fatTreeK{0};
+    std::vector<std::pair<std::string, Ptr<const AttributeValue>>> m_nvlinkAttributes;
     double m_oversub{7};
     DataRate m_rate{"400Gbps"};
     Time m_delay[3];

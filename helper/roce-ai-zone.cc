@@ -24,6 +24,18 @@ RoceAiZone::MakeAddress(uint32_t zone, uint32_t leaf, uint32_t host)
     return Ipv4Address((10u << 24) | (zone << 16) | (leaf << 8) | host);
 }
 
+Ptr<RoceNvlinkDomain>
+RoceAiZone::GetNvlink(uint32_t gpu) const
+{
+    return GetServer(gpu)->GetObject<RoceNvlinkDomain>();
+}
+
+uint32_t
+RoceAiZone::GetLocalGpu(uint32_t gpu) const
+{
+    return gpu % gpusPerServer;
+}
+
 uint32_t
 RoceAiZone::GetNGpus() const
 {

@@ -14,6 +14,7 @@
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
+#include "ns3/uinteger.h"
 
 #include <random>
 #include <regex>
@@ -478,6 +479,78 @@ class DotTestCase : public TestCase
     }
 };
 
+/**
+ * Every server has a scale-up domain of its G GPUs, with the attributes set
+ * through the helper: a copy of B bytes between two GPUs of one server
+ * arrives at Latency + 8 B / DataRate (rounded up to the 1 ns tick), two
+ * copies out of one GPU share its egress (Latency + 2 x 8 B / DataRate).
+ */
+class NvlinkInZoneTestCase : public TestCase
+{
+  public:
+    NvlinkInZoneTestCase()
+        : TestCase("Every server has an NVLink domain of its GPUs with the helper's attributes")
+    {
+    }
+
+  private:
+    Time m_single;            //!< delivery of the copy on server 1
+    std::vector<Time> m_pair; //!< deliveries of the two copies on server 2, by id
+
+    void DoneSingle(uint64_t)
+    {
+        m_single = Simulator::Now();
+    }
+
+    void DonePair(uint64_t id)
+    {
+        m_pair.at(id) = Simulator::Now();
+    }
+
+    void DoRun() override
+    {
+        RoceAiZoneHelper h;
+        h.SetGpus(64);
+        h.SetGpusPerServer(4);
+        h.SetServersPerRack(4);
+        h.SetUplinks(4);
+        h.SetCtsws(4);
+        h.SetNvlinkAttribute("DataRate", DataRateValue(DataRate("1600Gbps")));
+        h.SetNvlinkAttribute("Latency", TimeValue(MicroSeconds(2)));
+        RoceAiZone z = h.Build();
+        std::set<Ptr<RoceNvlinkDomain>> domains;
+        for (uint32_t g = 0; g < z.GetNGpus(); ++g)
+        {
+            Ptr<RoceNvlinkDomain> d = z.GetNvlink(g);
+            NS_TEST_ASSERT_MSG_NE(d, nullptr, "GPU " << g << " has a scale-up domain");
+            NS_TEST_EXPECT_MSG_EQ(d, z.servers.Get(g / 4)->GetObject<RoceNvlinkDomain>(), "server");
+            NS_TEST_EXPECT_MSG_EQ(z.GetLocalGpu(g), g % 4, "index in the server");
+            UintegerValue n;
+            d->GetAttribute("NGpus", n);
+            NS_TEST_EXPECT_MSG_EQ(n.Get(), 4u, "NGpus = G");
+            domains.insert(d);
+        }
+        NS_TEST_EXPECT_MSG_EQ(domains.size(), 16u, "one domain per server");
+        const uint64_t bytes = 1000000;
+        m_pair.assign(2, Time());
+        z.GetNvlink(5)->Send(z.GetLocalGpu(5),
+                             z.GetLocalGpu(6),
+                             bytes,
+                             MakeCallback(&NvlinkInZoneTestCase::DoneSingle, this));
+        Ptr<RoceNvlinkDomain> e = z.GetNvlink(8); // server 2: two copies out of its GPU 0
+        e->Send(0, 1, bytes, MakeCallback(&NvlinkInZoneTestCase::DonePair, this));
+        e->Send(0, 2, bytes, MakeCallback(&NvlinkInZoneTestCase::DonePair, this));
+        Simulator::Run();
+        // 1 ns: deliveries are rounded up to the next tick.
+        const double one = 2e-6 + 8.0 * bytes / 1600e9; // 7 us
+        NS_TEST_EXPECT_MSG_EQ_TOL(m_single.GetSeconds(), one, 1e-9, "one copy");
+        const double shared = 2e-6 + 2 * 8.0 * bytes / 1600e9; // 12 us
+        NS_TEST_EXPECT_MSG_EQ_TOL(m_pair[0].GetSeconds(), shared, 1e-9, "egress shared by two");
+        NS_TEST_EXPECT_MSG_EQ_TOL(m_pair[1].GetSeconds(), shared, 1e-9, "egress shared by two");
+        Simulator::Destroy();
+    }
+};
+
 class RoceAiZoneVariantsTestSuite : public TestSuite
 {
   public:
@@ -489,6 +562,7 @@ class RoceAiZoneVariantsTestSuite : public TestSuite
         AddTestCase(new FatTreeCountsTestCase, TestCase::QUICK);
         AddTestCase(new FatTreePathsTestCase, TestCase::QUICK);
         AddTestCase(new DotTestCase, TestCase::QUICK);
+        AddTestCase(new NvlinkInZoneTestCase, TestCase::QUICK);
         AddTestCase(new PresetTestCase(false), TestCase::QUICK);
         AddTestCase(new PresetTestCase(true), TestCase::EXTENSIVE);
     }
