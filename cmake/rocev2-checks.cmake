@@ -140,6 +140,21 @@ rocev2_add_zone_abort_check(placement "--placement=packed is unknown (contiguous
   --gpus=64 --job=16 --placement=packed)
 rocev2_add_zone_abort_check(job-too-large "n=128 exceeds the 64 free GPUs" --gpus=64 --job=128)
 rocev2_add_zone_abort_check(dot-too-large "the fabric has 208 nodes" --gpus=1024 --dot=zone.dot)
+
+# The fabric picture is a graph graphviz renders (k=4 fat-tree and a rail zone).
+find_program(ROCEV2_DOT dot)
+if(ROCEV2_DOT)
+  foreach(_shape "fat-tree;--fat-tree=4" "rail;--gpus=64;--rail=1;--servers=4;--uplinks=4")
+    list(GET _shape 0 _name)
+    list(SUBLIST _shape 1 -1 _args)
+    add_test(NAME check/dot/${_name}
+             COMMAND sh -c "\"$0\" \"$@\" --pairs=0 --dot=check-${_name}.dot && ${ROCEV2_DOT} -Tsvg check-${_name}.dot -o check-${_name}.svg && grep -q '<svg' check-${_name}.svg"
+                     ${_rocev2_zone} ${_args}
+             WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+  endforeach()
+else()
+  message(STATUS "graphviz dot not found: the check/dot/* tests are not registered")
+endif()
 rocev2_add_victim_abort_check(victim-preset "unknown DCQCN preset 'fast'"
   --cc=dcqcn --dcqcn-preset=fast)
 rocev2_add_victim_abort_check(victim-preset-cc "--dcqcn-preset=hpcc-sim needs --cc=dcqcn, not --cc=hpcc"
