@@ -37,66 +37,77 @@ void
 RoceAiZoneHelper::SetTiers(uint32_t tiers)
 {
     m_tiers = tiers;
+    m_fatTreeK = 0;
 }
 
 void
 RoceAiZoneHelper::SetGpus(uint32_t gpus)
 {
     m_gpus = gpus;
+    m_fatTreeK = 0;
 }
 
 void
 RoceAiZoneHelper::SetZones(uint32_t zones)
 {
     m_zones = zones;
+    m_fatTreeK = 0;
 }
 
 void
 RoceAiZoneHelper::SetServersPerRack(uint32_t servers)
 {
     m_servers = servers;
+    m_fatTreeK = 0;
 }
 
 void
 RoceAiZoneHelper::SetGpusPerServer(uint32_t gpus)
 {
     m_gpusPerServer = gpus;
+    m_fatTreeK = 0;
 }
 
 void
 RoceAiZoneHelper::SetUplinks(uint32_t uplinks)
 {
     m_uplinks = uplinks;
+    m_fatTreeK = 0;
 }
 
 void
 RoceAiZoneHelper::SetCtsws(uint32_t ctsws)
 {
     m_ctsws = ctsws;
+    m_fatTreeK = 0;
 }
 
 void
 RoceAiZoneHelper::SetAtsws(uint32_t atsws)
 {
     m_atsws = atsws;
+    m_fatTreeK = 0;
 }
 
 void
 RoceAiZoneHelper::SetOversubscription(double ratio)
 {
     m_oversub = ratio;
+    m_fatTreeK = 0;
 }
 
 void
 RoceAiZoneHelper::SetAtswPlanes(uint32_t planes)
 {
     m_planes = planes;
+    m_fatTreeK = 0;
 }
 
 void
 RoceAiZoneHelper::SetRailOptimized(bool rail)
 {
     m_rail = rail;
+    m_fatTreeK = 0;
 }
 
 void

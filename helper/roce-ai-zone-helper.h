@@ -304,7 +304,7 @@ class RoceAiZoneHelper
     uint32_t m_atsws{0};
     uint32_t m_planes{1};
     bool m_rail{false};
-    uint32_t m_fatTreeK{0};
+    uint32_t m_fatTreeK{0}; //!< k of SetFatTree(); every later shape setter clears it
     std::vector<std::pair<std::string, Ptr<const AttributeValue>>> m_nvlinkAttributes;
     double m_oversub{7};
     DataRate m_rate{"400Gbps"};

@@ -247,6 +247,7 @@ class FatTreeCountsTestCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ(z.atsw.GetN(), h * h, "cores");
             NS_TEST_EXPECT_MSG_EQ(z.links, uint64_t(3) * k * k * k / 4, "links");
             NS_TEST_EXPECT_MSG_EQ(z.oversubscription, 1.0, "non-blocking");
+            NS_TEST_EXPECT_MSG_EQ(z.fatTreeK, k, "reported as the k-ary fat-tree");
             for (auto& sw : rocev2test::AllSwitches(z))
             {
                 NS_TEST_EXPECT_MSG_EQ(sw->GetNPorts(), k, "every switch has k ports");
@@ -300,6 +301,13 @@ class FatTreeCountsTestCase : public TestCase
             }
             Simulator::Destroy();
         }
+        // A shape setter after SetFatTree() makes another fabric, not reported as one.
+        RoceAiZoneHelper h;
+        h.SetFatTree(4);
+        h.SetAtswPlanes(1); // one plane of 2 cores: every aggregation switch on both
+        h.SetAtsws(0);
+        NS_TEST_EXPECT_MSG_EQ(h.Build().fatTreeK, 0u, "changed shape is no fat-tree");
+        Simulator::Destroy();
     }
 };
 
