@@ -86,7 +86,8 @@ ParsePositiveTime(const std::string& flag, const std::string& text)
 /**
  * \param flag the option's name, without "--"
  * \param text its value: a whole number of bytes, optionally in scientific
- *        notation or with a unit: "1000000", "1e6", "1MB" (SI), "4MiB"
+ *        notation or with a unit: "1000000", "1e6", "1MB" (SI), "4MiB", "4M"
+ *        (binary, as nccl-tests reads sizes)
  * \return the byte count; exits with a message naming the option unless it is
  *         a whole number of bytes above 0 (and below 2^63)
  */
@@ -94,7 +95,7 @@ inline uint64_t
 ParseBytes(const std::string& flag, const std::string& text)
 {
     static const std::regex form(
-        R"(\s*([0-9]*\.?[0-9]+(?:[eE]\+?[0-9]{1,2})?)\s*(B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)?\s*)");
+        R"(\s*([0-9]*\.?[0-9]+(?:[eE]\+?[0-9]{1,2})?)\s*(B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB|K|M|G|T)?\s*)");
     std::smatch m;
     NS_ABORT_MSG_IF(!std::regex_match(text, m, form),
                     "--" << flag << "=" << text << " is not a byte count (e.g. 1000000 or 1MB)");
@@ -102,7 +103,8 @@ ParseBytes(const std::string& flag, const std::string& text)
     long double scale = 1;
     if (!unit.empty() && unit != "B")
     {
-        const bool binary = unit.size() == 3;
+        // KiB and nccl-tests' bare K, M, G, T are powers of 1024.
+        const bool binary = unit.size() == 3 || unit.size() == 1;
         const std::string prefixes = "KMGT";
         const auto power = prefixes.find(static_cast<char>(std::toupper(unit[0]))) + 1;
         scale = std::pow(binary ? 1024.0L : 1000.0L, static_cast<long double>(power));

@@ -202,6 +202,15 @@ RoceAiZoneHelper::SetSwitchAttribute(std::string name, const AttributeValue& val
 }
 
 void
+RoceAiZoneHelper::SetEcnForDcqcnPreset(const std::string& preset)
+{
+    for (auto& s : m_switch)
+    {
+        s.SetEcnForDcqcnPreset(preset);
+    }
+}
+
+void
 RoceAiZoneHelper::SetNvlinkAttribute(std::string name, const AttributeValue& value)
 {
     NS_ABORT_MSG_IF(name == "NGpus",

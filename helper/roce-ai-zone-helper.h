@@ -251,6 +251,12 @@ class RoceAiZoneHelper
      */
     void SetSwitchAttribute(std::string name, const AttributeValue& value);
     /**
+     * \brief Give every switch the ECN marking of a DCQCN preset (set the
+     * NICs' with GetRoceHelper().SetDcqcnPreset(preset)).
+     * \param preset the preset name (RoceHelper::GetDcqcnPresetNames())
+     */
+    void SetEcnForDcqcnPreset(const std::string& preset);
+    /**
      * \brief Set a RoceNvlinkDomain attribute (DataRate, Latency) of every
      * server's scale-up domain.
      * \param name attribute \param value value

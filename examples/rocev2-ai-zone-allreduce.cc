@@ -1,0 +1,175 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * A collective on a job placed in an AI Zone, reported as nccl-tests does.
+ *
+ *   ./rocev2 run rocev2-ai-zone-allreduce --gpus=128 --sizes=1M,16M,64M
+ *   ./rocev2 run rocev2-ai-zone-allreduce --gpus=64 --op=alltoall --sizes=16M --qps=4 --qp-mode=rr
+ *
+ * The fabric (--fabric-gpus, --tiers, --zones, --uplinks, --oversub, --rail)
+ * defaults to the smallest 2-tier zone that holds the job: whole racks of 16
+ * GPUs (two 8-GPU servers). The job (--gpus ranks) is placed on it
+ * (--placement) and runs --op with --algo over --channels rings of
+ * --chunk-byte chunks, --qps queue pairs per connection (--qp-mode split or
+ * rr) and congestion control --cc, for each size of --sizes (units as
+ * nccl-tests: 1M = 2^20 B), --warmup plus --iters iterations each. It prints
+ * size, count, type, time, algbw and busbw per size, and with --json the
+ * same as {"results": [{op, algo, size, time_us, algbw_gbps, busbw_gbps,
+ * spread_us, iterations}]} (Gb/s). Exits 1 if a collective did not finish.
+ */
+#include "rocev2-example-args.h"
+
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/rocev2-module.h"
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t gpus = 64;
+    uint32_t fabricGpus = 0;
+    uint32_t tiers = 2;
+    uint32_t zones = 1;
+    uint32_t uplinks = 16;
+    double oversub = 7;
+    uint32_t rail = 0;
+    std::string op = "allreduce";
+    std::string algo;
+    std::string sizes = "1M,16M";
+    uint32_t qps = 1;
+    std::string qpMode = "split";
+    uint32_t channels = 8;
+    std::string chunk = "512KiB";
+    std::string placement = "contiguous";
+    std::string cc = "none";
+    uint32_t iters = 1;
+    uint32_t warmup = 0;
+    std::string json;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("gpus", "Ranks of the job", gpus);
+    cmd.AddValue("fabric-gpus",
+                 "GPUs of the fabric (0: the smallest zone that holds the job)",
+                 fabricGpus);
+    cmd.AddValue("tiers", "Fabric tiers: 2 or 3", tiers);
+    cmd.AddValue("zones", "Zones (3 tiers)", zones);
+    cmd.AddValue("uplinks", "Uplinks per RTSW (16: non-blocking)", uplinks);
+    cmd.AddValue("oversub", "CTSW:ATSW oversubscription (3 tiers)", oversub);
+    cmd.AddValue("rail", "1: rail-optimised fabric", rail);
+    cmd.AddValue("op", "allreduce, allgather, reducescatter, alltoall or broadcast", op);
+    cmd.AddValue("algo", "ring (alltoall: direct); empty: the operation's default", algo);
+    cmd.AddValue("sizes", "Comma list of sizes (1M = 2^20 B, as nccl-tests)", sizes);
+    cmd.AddValue("qps", "Queue pairs per connection", qps);
+    cmd.AddValue("qp-mode", "split (each message over all QPs) or rr (round-robin)", qpMode);
+    cmd.AddValue("channels", "Channels (rings)", channels);
+    cmd.AddValue("chunk", "Largest message of a step", chunk);
+    cmd.AddValue("placement", "contiguous, fragmented or random", placement);
+    cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely or dctcp", cc);
+    cmd.AddValue("iters", "Counted iterations per size", iters);
+    cmd.AddValue("warmup", "Uncounted iterations per size before them", warmup);
+    cmd.AddValue("json", "Write the results as JSON to this file", json);
+    cmd.Parse(argc, argv);
+
+    std::vector<uint64_t> sizeList;
+    for (const std::string& s : RoceSpecList::Split(sizes))
+    {
+        sizeList.push_back(RoceExampleArgs::ParseBytes("sizes", s));
+    }
+    NS_ABORT_MSG_IF(sizeList.empty(), "--sizes=" << sizes << " names no size");
+    NS_ABORT_MSG_IF(gpus == 0, "--gpus=0: a job needs at least one rank");
+    if (fabricGpus == 0)
+    {
+        fabricGpus = (gpus + 15) / 16 * 16 * zones;
+    }
+    NS_ABORT_MSG_IF(gpus > fabricGpus,
+                    "--gpus=" << gpus << " ranks but the fabric has --fabric-gpus=" << fabricGpus);
+
+    RoceAiZoneHelper zoneHelper;
+    zoneHelper.SetTiers(tiers);
+    zoneHelper.SetZones(zones);
+    zoneHelper.SetGpus(fabricGpus);
+    zoneHelper.SetUplinks(uplinks);
+    zoneHelper.SetCtsws(std::min<uint32_t>(16, uplinks));
+    zoneHelper.SetOversubscription(oversub);
+    zoneHelper.SetRailOptimized(rail == 1);
+    if (rail == 1)
+    {
+        zoneHelper.SetServersPerRack(std::min<uint32_t>(16, fabricGpus / 8));
+    }
+    if (cc == "dcqcn")
+    {
+        zoneHelper.GetRoceHelper().SetDcqcnPreset("nvidia-cx");
+        zoneHelper.SetEcnForDcqcnPreset("nvidia-cx");
+    }
+    else
+    {
+        zoneHelper.GetRoceHelper().SetCongestionControl(cc);
+    }
+    RoceAiZone fabric = zoneHelper.Build();
+
+    RoceGpuPlacement place(fabric);
+    std::vector<uint32_t> job;
+    if (placement == "contiguous")
+    {
+        job = place.Contiguous(gpus);
+    }
+    else if (placement == "fragmented")
+    {
+        job = place.Fragmented(gpus, fabric.GetNicsPerRack() / 2);
+    }
+    else
+    {
+        NS_ABORT_MSG_IF(placement != "random",
+                        "--placement=" << placement
+                                       << " is unknown (contiguous, fragmented or random)");
+        job = place.Random(gpus, 1);
+    }
+
+    RoceCollectiveHelper coll;
+    coll.SetCommunicatorAttribute("QpsPerConnection", UintegerValue(qps));
+    coll.SetCommunicatorAttribute("QpMode", StringValue(qpMode));
+    coll.SetCollectiveAttribute("Channels", UintegerValue(channels));
+    coll.SetCollectiveAttribute("ChunkSize",
+                                UintegerValue(RoceExampleArgs::ParseBytes("chunk", chunk)));
+    coll.SetAppAttribute("Operation", StringValue(op));
+    coll.SetAppAttribute("Algorithm", StringValue(algo));
+    coll.SetAppAttribute("Iterations", UintegerValue(iters));
+    coll.SetAppAttribute("Warmup", UintegerValue(warmup));
+    Ptr<RoceCommunicator> comm = coll.CreateCommunicator(fabric, job);
+    Ptr<RoceCollectiveApp> app = coll.Install(comm, sizeList);
+
+    std::cout << "rocev2-ai-zone-allreduce: " << gpus << " ranks (" << placement << ", "
+              << comm->GetNServers() << " servers) on " << fabric.GetNGpus() << " GPUs, " << tiers
+              << " tiers; " << op << " " << channels << " channels, " << qps
+              << " QP(s)/connection (" << qpMode << "), cc " << cc << "\n";
+    auto t0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    app->PrintTable(std::cout);
+    std::cout << "# QPs " << comm->GetNQps() << ", bytes over NICs " << comm->GetNicBytes()
+              << ", over NVLink " << comm->GetScaleUpBytes() << "; simulated "
+              << Simulator::Now().GetMicroSeconds() << " us in " << wall << " s\n";
+    if (!json.empty())
+    {
+        std::ofstream out(json);
+        out << "{\n  \"gpus\": " << gpus << ",\n  \"fabric_gpus\": " << fabric.GetNGpus()
+            << ",\n  \"results\": ";
+        app->WriteJsonResults(out);
+        out << "\n}\n";
+    }
+    const bool finished = app->IsFinished();
+    Simulator::Destroy();
+    if (!finished)
+    {
+        std::cerr << "rocev2-ai-zone-allreduce: a collective did not finish\n";
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,467 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "roce-collective.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceCollective");
+NS_OBJECT_ENSURE_REGISTERED(RoceCollective);
+
+namespace
+{
+
+/** Field widths of a ring chunk's tag: channel 8, position 16, step 16, chunk 16 bits. */
+constexpr uint32_t FIELD = 0xFFFF;
+
+uint64_t
+RingTag(uint32_t channel, uint32_t position, uint32_t step, uint32_t chunk)
+{
+    return (uint64_t(channel) << 48) | (uint64_t(position) << 32) | (uint64_t(step) << 16) | chunk;
+}
+
+} // namespace
+
+TypeId
+RoceCollective::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceCollective")
+            .SetParent<Object>()
+            .SetGroupName("Rocev2")
+            .AddConstructor<RoceCollective>()
+            .AddAttribute("Channels",
+                          "Rings the data is split over (NCCL channels); fewer are used when the "
+                          "size gives less than one byte per rank and channel",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&RoceCollective::m_channels),
+                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("ChunkSize",
+                          "Largest message a step moves: a channel's slice is cut into chunks of "
+                          "at most this many bytes (NCCL's 4 MiB buffer over 8 steps)",
+                          UintegerValue(512 * 1024),
+                          MakeUintegerAccessor(&RoceCollective::m_chunkSize),
+                          MakeUintegerChecker<uint64_t>(1024))
+            .AddAttribute("Steps",
+                          "Chunks of one ring edge in flight at most (NCCL_STEPS)",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&RoceCollective::m_steps),
+                          MakeUintegerChecker<uint32_t>(1, 1024))
+            .AddAttribute("Root",
+                          "Rank Broadcast sends from",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceCollective::m_root),
+                          MakeUintegerChecker<uint32_t>());
+    return tid;
+}
+
+RoceCollective::RoceCollective()
+    : m_channels(8),
+      m_chunkSize(512 * 1024),
+      m_steps(8),
+      m_root(0)
+{
+}
+
+RoceCollective::~RoceCollective() = default;
+
+void
+RoceCollective::DoDispose()
+{
+    m_comm = nullptr;
+    m_rings.clear();
+    m_done = Callback<void>();
+    Object::DoDispose();
+}
+
+void
+RoceCollective::SetCommunicator(Ptr<RoceCommunicator> comm)
+{
+    m_comm = comm;
+}
+
+Ptr<RoceCommunicator>
+RoceCollective::GetCommunicator() const
+{
+    return m_comm;
+}
+
+RoceCollective::Op
+RoceCollective::OpByName(const std::string& name)
+{
+    for (Op op : {ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST})
+    {
+        if (GetOpName(op) == name)
+        {
+            return op;
+        }
+    }
+    NS_ABORT_MSG("RoceCollective: unknown operation '"
+                 << name << "' (known: allreduce, allgather, reducescatter, alltoall, broadcast)");
+    return ALL_REDUCE;
+}
+
+std::string
+RoceCollective::GetOpName(Op op)
+{
+    switch (op)
+    {
+    case ALL_REDUCE:
+        return "allreduce";
+    case ALL_GATHER:
+        return "allgather";
+    case REDUCE_SCATTER:
+        return "reducescatter";
+    case ALL_TO_ALL:
+        return "alltoall";
+    case BROADCAST:
+        return "broadcast";
+    }
+    return "?";
+}
+
+RoceCollective::Algorithm
+RoceCollective::AlgorithmByName(const std::string& name)
+{
+    if (name == "ring")
+    {
+        return RING;
+    }
+    NS_ABORT_MSG_IF(name != "direct",
+                    "RoceCollective: unknown algorithm '" << name << "' (known: ring, direct)");
+    return DIRECT;
+}
+
+std::string
+RoceCollective::GetAlgorithmName(Algorithm algo)
+{
+    return algo == RING ? "ring" : "direct";
+}
+
+double
+RoceCollective::BusBandwidthFactor(Op op, uint32_t ranks)
+{
+    const double p = ranks;
+    switch (op)
+    {
+    case ALL_REDUCE:
+        return 2 * (p - 1) / p;
+    case BROADCAST:
+        return 1;
+    default:
+        return (p - 1) / p;
+    }
+}
+
+bool
+RoceCollective::IsRunning() const
+{
+    return m_running;
+}
+
+Time
+RoceCollective::GetStartTime() const
+{
+    return m_start;
+}
+
+Time
+RoceCollective::GetFinishTime() const
+{
+    return m_finish;
+}
+
+Time
+RoceCollective::GetRankFinishTime(uint32_t r) const
+{
+    return m_rankFinish.at(r);
+}
+
+void
+RoceCollective::Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done)
+{
+    NS_ABORT_MSG_IF(!m_comm, "RoceCollective::Start: no communicator");
+    NS_ABORT_MSG_IF(m_running, "RoceCollective::Start: the previous operation is still running");
+    const uint32_t p = m_comm->GetNRanks();
+    NS_ABORT_MSG_IF(p == 0, "RoceCollective::Start: the communicator has no ranks");
+    const std::string name = GetOpName(op);
+    NS_ABORT_MSG_IF((op == ALL_TO_ALL) != (algo == DIRECT),
+                    "RoceCollective: " << name << " has no " << GetAlgorithmName(algo)
+                                       << " algorithm (alltoall: direct; the others: ring)");
+    NS_ABORT_MSG_IF(bytes == 0, "RoceCollective: " << name << " of size 0");
+    NS_ABORT_MSG_IF(op == ALL_REDUCE && bytes < p,
+                    "RoceCollective: allreduce size " << bytes << " is less than the " << p
+                                                      << " ranks (a ring needs a byte per rank)");
+    NS_ABORT_MSG_IF((op == ALL_GATHER || op == REDUCE_SCATTER || op == ALL_TO_ALL) &&
+                        bytes % p != 0,
+                    "RoceCollective: " << name << " size " << bytes << " is not a multiple of the "
+                                       << p << " ranks (each rank's share is size / ranks)");
+    NS_ABORT_MSG_IF(op == BROADCAST && m_root >= p,
+                    "RoceCollective: Root=" << m_root << " is not a rank (" << p << " ranks)");
+    m_op = op;
+    m_algo = algo;
+    m_bytes = bytes;
+    m_done = done;
+    m_running = true;
+    m_start = Simulator::Now();
+    m_sendsLeft.assign(p, 0);
+    m_recvsLeft.assign(p, 0);
+    m_rankFinish.assign(p, Time(-1));
+    m_ranksLeft = p;
+    if (p > 1)
+    {
+        if (algo == RING)
+        {
+            StartRing();
+        }
+        else
+        {
+            StartDirect();
+        }
+    }
+    // Ranks with nothing to do (one rank) finish now, after Start returns.
+    Simulator::ScheduleNow([this, p]() {
+        for (uint32_t r = 0; r < p; ++r)
+        {
+            CheckRank(r);
+        }
+    });
+}
+
+void
+RoceCollective::BuildRings(uint32_t channels)
+{
+    m_rings.assign(channels, Ring());
+    for (uint32_t c = 0; c < channels; ++c)
+    {
+        std::vector<uint32_t> order;
+        std::vector<uint32_t> entry; // per position: the rank that entered its server
+        for (uint32_t s = 0; s < m_comm->GetNServers(); ++s)
+        {
+            const std::vector<uint32_t>& local = m_comm->GetServerRanks(s);
+            const uint32_t m = local.size();
+            for (uint32_t i = 0; i < m; ++i)
+            {
+                order.push_back(local[(c % m + i) % m]);
+                entry.push_back(local[c % m]);
+            }
+        }
+        const uint32_t p = order.size();
+        Ring& ring = m_rings[c];
+        ring.nodes.resize(p);
+        for (uint32_t q = 0; q < p; ++q)
+        {
+            RingNode& n = ring.nodes[q];
+            n.rank = order[q];
+            n.next = order[(q + 1) % p];
+            if (m_comm->SameDomain(n.rank, n.next))
+            {
+                continue;
+            }
+            const bool leaves = m_comm->GetRank(n.rank).server != m_comm->GetRank(n.next).server;
+            // Between servers the channel's rail NIC carries the data: the
+            // one of the rank that entered this server, into the next
+            // server's entry rank.
+            n.srcNic = m_comm->GetRank(leaves ? entry[q] : n.rank).nic;
+            n.dstNic = m_comm->GetRank(n.next).nic;
+        }
+    }
+}
+
+uint64_t
+RoceCollective::ChunkBytes(uint32_t c, uint32_t s, uint32_t k) const
+{
+    const Ring& ring = m_rings[c];
+    const uint64_t p = ring.nodes.size();
+    const uint64_t slice =
+        m_op == BROADCAST ? ring.bytes : ring.bytes / p + (s < ring.bytes % p ? 1 : 0);
+    return slice / ring.chunks + (k < slice % ring.chunks ? 1 : 0);
+}
+
+void
+RoceCollective::StartRing()
+{
+    const uint32_t p = m_comm->GetNRanks();
+    // At least one byte per rank and channel.
+    const uint64_t perRank = m_op == BROADCAST ? m_bytes : m_bytes / p;
+    const uint32_t channels = std::max<uint64_t>(1, std::min<uint64_t>(m_channels, perRank));
+    NS_ABORT_MSG_IF(p > FIELD, "RoceCollective: " << p << " ranks (at most " << FIELD << ")");
+    BuildRings(channels);
+    m_ringSteps = m_op == ALL_REDUCE ? 2 * (p - 1) : p - 1;
+    for (uint32_t c = 0; c < channels; ++c)
+    {
+        Ring& ring = m_rings[c];
+        ring.bytes = m_bytes / channels + (c < m_bytes % channels ? 1 : 0);
+        const uint64_t sliceMax = m_op == BROADCAST ? ring.bytes : (ring.bytes + p - 1) / p;
+        const uint64_t chunks = (sliceMax + m_chunkSize - 1) / m_chunkSize;
+        NS_ABORT_MSG_IF(chunks > FIELD,
+                        "RoceCollective: " << chunks << " chunks per slice (at most " << FIELD
+                                           << "): raise ChunkSize=" << m_chunkSize);
+        ring.chunks = chunks;
+        if (m_op == BROADCAST)
+        {
+            // The root's position in this channel's ring; every chunk goes p - 1 hops.
+            uint32_t rootPos = 0;
+            for (uint32_t q = 0; q < p; ++q)
+            {
+                rootPos = ring.nodes[q].rank == m_root ? q : rootPos;
+            }
+            for (uint32_t h = 0; h < p; ++h)
+            {
+                const uint32_t rank = ring.nodes[(rootPos + h) % p].rank;
+                m_sendsLeft[rank] += h + 1 < p ? chunks : 0;
+                m_recvsLeft[rank] += h > 0 ? chunks : 0;
+            }
+            for (uint32_t k = 0; k < chunks; ++k)
+            {
+                ring.nodes[rootPos].ready.push_back(k);
+            }
+            continue;
+        }
+        for (uint32_t q = 0; q < p; ++q)
+        {
+            const uint32_t rank = ring.nodes[q].rank;
+            m_sendsLeft[rank] += uint64_t(m_ringSteps) * chunks;
+            m_recvsLeft[rank] += uint64_t(m_ringSteps) * chunks;
+            for (uint32_t k = 0; k < chunks; ++k)
+            {
+                ring.nodes[q].ready.push_back(k); // step 0
+            }
+        }
+    }
+    for (uint32_t c = 0; c < channels; ++c)
+    {
+        for (uint32_t q = 0; q < p; ++q)
+        {
+            Pump(c, q);
+        }
+    }
+}
+
+void
+RoceCollective::Pump(uint32_t c, uint32_t q)
+{
+    Ring& ring = m_rings[c];
+    RingNode& n = ring.nodes[q];
+    const uint32_t p = ring.nodes.size();
+    while (n.inFlight < m_steps && !n.ready.empty())
+    {
+        const uint64_t item = n.ready.front();
+        n.ready.pop_front();
+        const uint32_t step = item >> 32;
+        const uint32_t k = item & 0xFFFFFFFF;
+        // At step t position q sends slice (q - t) mod p (Broadcast: the chunk of S_c).
+        const uint32_t slice = (q + uint64_t(p) * m_ringSteps - step) % p;
+        ++n.inFlight;
+        m_comm->Send(n.rank,
+                     n.next,
+                     n.srcNic,
+                     n.dstNic,
+                     ChunkBytes(c, slice, k),
+                     RingTag(c, (q + 1) % p, step, k),
+                     MakeCallback(&RoceCollective::RingArrived, this));
+    }
+}
+
+void
+RoceCollective::RingArrived(uint64_t tag)
+{
+    const uint32_t c = tag >> 48;
+    const uint32_t q = (tag >> 32) & FIELD;
+    const uint32_t step = (tag >> 16) & FIELD;
+    const uint32_t k = tag & FIELD;
+    Ring& ring = m_rings[c];
+    const uint32_t p = ring.nodes.size();
+    const uint32_t from = (q + p - 1) % p;
+    --ring.nodes[from].inFlight;
+    // Broadcast: a chunk goes on until the position before the root.
+    const bool forward =
+        m_op == BROADCAST ? ring.nodes[(q + 1) % p].rank != m_root : step + 1 < m_ringSteps;
+    if (forward)
+    {
+        ring.nodes[q].ready.push_back((uint64_t(step + 1) << 32) | k);
+    }
+    Account(ring.nodes[from].rank, ring.nodes[q].rank);
+    Pump(c, from);
+    if (forward)
+    {
+        Pump(c, q);
+    }
+}
+
+void
+RoceCollective::StartDirect()
+{
+    const uint32_t p = m_comm->GetNRanks();
+    const uint64_t per = m_bytes / p; // to each peer
+    const uint64_t chunks = (per + m_chunkSize - 1) / m_chunkSize;
+    for (uint32_t r = 0; r < p; ++r)
+    {
+        m_sendsLeft[r] = (p - 1) * chunks;
+        m_recvsLeft[r] = (p - 1) * chunks;
+    }
+    // Peers in the order r + 1, r + 2, ..., so that at any moment every rank
+    // sends to a different one.
+    for (uint32_t k = 0; k < chunks; ++k)
+    {
+        const uint64_t bytes = per / chunks + (k < per % chunks ? 1 : 0);
+        for (uint32_t i = 1; i < p; ++i)
+        {
+            for (uint32_t r = 0; r < p; ++r)
+            {
+                const uint32_t j = (r + i) % p;
+                m_comm->Send(r,
+                             j,
+                             m_comm->GetRank(r).nic,
+                             m_comm->GetRank(j).nic,
+                             bytes,
+                             (uint64_t(r) << 32) | j,
+                             MakeCallback(&RoceCollective::DirectArrived, this));
+            }
+        }
+    }
+}
+
+void
+RoceCollective::DirectArrived(uint64_t tag)
+{
+    Account(tag >> 32, tag & 0xFFFFFFFF);
+}
+
+void
+RoceCollective::Account(uint32_t sender, uint32_t receiver)
+{
+    NS_ASSERT(m_sendsLeft[sender] > 0 && m_recvsLeft[receiver] > 0);
+    --m_sendsLeft[sender];
+    --m_recvsLeft[receiver];
+    CheckRank(sender);
+    CheckRank(receiver);
+}
+
+void
+RoceCollective::CheckRank(uint32_t r)
+{
+    if (!m_running || m_sendsLeft[r] > 0 || m_recvsLeft[r] > 0 || m_rankFinish[r] >= Time(0))
+    {
+        return;
+    }
+    m_rankFinish[r] = Simulator::Now();
+    if (--m_ranksLeft == 0)
+    {
+        m_running = false;
+        m_finish = Simulator::Now();
+        if (!m_done.IsNull())
+        {
+            m_done();
+        }
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,184 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_COLLECTIVE_H
+#define ROCE_COLLECTIVE_H
+
+#include "roce-communicator.h"
+
+#include "ns3/callback.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rocev2
+ * \brief One collective operation run over a RoceCommunicator, as NCCL runs
+ * it: the data is split over Channels, each channel's share is cut into
+ * chunks of at most ChunkSize, and the chunks are pipelined step by step.
+ *
+ * *Ring* (AllReduce, AllGather, ReduceScatter, Broadcast). Every channel
+ * has its own ring over all ranks. Servers follow one another in the order
+ * of their first rank; within a server the ring starts at the rank whose
+ * local index is the channel number modulo the server's ranks, so a ring's
+ * edges inside a server are scale-up copies and its edge between servers
+ * leaves and enters through that rank's NIC: channel c's inter-server
+ * traffic is on rail c (rail aligned), and C channels put C flows per server
+ * on the fabric. With p ranks, a channel's share S_c is cut into p slices;
+ * at step t, ring position q sends slice (q - t) mod p to position q + 1.
+ * AllReduce takes 2(p-1) steps (reduce-scatter, then all-gather),
+ * ReduceScatter and AllGather p - 1, and Broadcast forwards every chunk of
+ * S_c from the root along the ring (p - 1 hops). A chunk's step t + 1 can
+ * start once its step t has arrived (no compute time is modelled), and at
+ * most Steps chunks of one channel edge are in flight, like NCCL's
+ * NCCL_STEPS buffers.
+ *
+ * *Direct* (AllToAll): every rank sends S/p to every other rank at once,
+ * each in chunks of at most ChunkSize, from its own NIC to the peer's (or in
+ * the scale-up domain).
+ *
+ * Sizes follow nccl-tests: S is the buffer of one rank (AllReduce,
+ * Broadcast, AllToAll) or the gathered/scattered buffer (AllGather,
+ * ReduceScatter). A rank finishes when all it must receive has arrived and
+ * all it sent has arrived; the operation finishes with its last rank.
+ *
+ * Events per chunk: one Send on the communicator (a WRITE, or a scale-up
+ * copy) and its arrival callback; the packets are the NIC's.
+ */
+class RoceCollective : public Object
+{
+  public:
+    /** Collective operations. */
+    enum Op
+    {
+        ALL_REDUCE,
+        ALL_GATHER,
+        REDUCE_SCATTER,
+        ALL_TO_ALL,
+        BROADCAST,
+    };
+
+    /** Algorithms. */
+    enum Algorithm
+    {
+        RING,   //!< rings over the channels
+        DIRECT, //!< every rank to every rank at once (AllToAll)
+    };
+
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+
+    RoceCollective();
+    ~RoceCollective() override;
+
+    /** \param comm the ranks and transport */
+    void SetCommunicator(Ptr<RoceCommunicator> comm);
+    /** \return the communicator */
+    Ptr<RoceCommunicator> GetCommunicator() const;
+
+    /**
+     * \brief Start an operation now.
+     * \param op the operation
+     * \param algo the algorithm (RING for all but AllToAll, DIRECT for it)
+     * \param bytes the size S, as nccl-tests counts it
+     * \param done called when the last rank has finished
+     */
+    void Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done = Callback<void>());
+
+    /** \return true while an operation runs */
+    bool IsRunning() const;
+    /** \return when the last operation started */
+    Time GetStartTime() const;
+    /** \return when its last rank finished */
+    Time GetFinishTime() const;
+    /** \param r a rank \return when it finished the last operation */
+    Time GetRankFinishTime(uint32_t r) const;
+
+    /** \param name allreduce, allgather, reducescatter, alltoall or broadcast \return the op
+     *  (aborts with the known names otherwise) */
+    static Op OpByName(const std::string& name);
+    /** \param op an op \return its name */
+    static std::string GetOpName(Op op);
+    /** \param name ring or direct \return the algorithm (aborts with the known names otherwise) */
+    static Algorithm AlgorithmByName(const std::string& name);
+    /** \param algo an algorithm \return its name */
+    static std::string GetAlgorithmName(Algorithm algo);
+    /**
+     * \param op an op \param ranks p
+     * \return nccl-tests' bus bandwidth factor: 2(p-1)/p for AllReduce,
+     *         (p-1)/p for AllGather, ReduceScatter and AllToAll, 1 for Broadcast
+     */
+    static double BusBandwidthFactor(Op op, uint32_t ranks);
+
+  private:
+    void DoDispose() override;
+
+    /** One ring position of one channel. */
+    struct RingNode
+    {
+        uint32_t rank;              //!< who is here
+        uint32_t next;              //!< rank at position + 1
+        Ptr<RoceNetDevice> srcNic;  //!< NIC of the edge to next
+        Ptr<RoceNetDevice> dstNic;  //!< NIC next receives on
+        std::deque<uint64_t> ready; //!< (step, chunk) pairs ready to send, as step << 32 | chunk
+        uint32_t inFlight{0};       //!< sent, not arrived
+    };
+
+    /** One channel's ring. */
+    struct Ring
+    {
+        std::vector<RingNode> nodes; //!< by position
+        uint64_t bytes{0};           //!< S_c
+        uint32_t chunks{0};          //!< K: chunks per slice (Broadcast: of S_c)
+    };
+
+    /** \brief Build every channel's ring order and edges. */
+    void BuildRings(uint32_t channels);
+    /** \brief Start the ring algorithm. */
+    void StartRing();
+    /** \brief Start the direct algorithm. */
+    void StartDirect();
+    /** \brief Post what position q of channel c may send. */
+    void Pump(uint32_t c, uint32_t q);
+    /** \return the bytes of chunk k of slice s of channel c */
+    uint64_t ChunkBytes(uint32_t c, uint32_t s, uint32_t k) const;
+    /** \brief A ring chunk arrived (tag = channel, position, step, chunk). */
+    void RingArrived(uint64_t tag);
+    /** \brief A direct chunk arrived (tag = source, destination). */
+    void DirectArrived(uint64_t tag);
+    /** \brief Account one arrival for its sender and its receiver. */
+    void Account(uint32_t sender, uint32_t receiver);
+    /** \brief A rank may have finished. */
+    void CheckRank(uint32_t r);
+
+    Ptr<RoceCommunicator> m_comm;
+    uint32_t m_channels;
+    uint64_t m_chunkSize;
+    uint32_t m_steps;
+    uint32_t m_root;
+
+    Op m_op{ALL_REDUCE};
+    Algorithm m_algo{RING};
+    uint64_t m_bytes{0};
+    uint32_t m_ringSteps{0}; //!< steps of a chunk around the ring
+    std::vector<Ring> m_rings;
+    std::vector<uint64_t> m_sendsLeft; //!< per rank: messages not yet arrived
+    std::vector<uint64_t> m_recvsLeft; //!< per rank: messages still to receive
+    std::vector<Time> m_rankFinish;
+    uint32_t m_ranksLeft{0};
+    bool m_running{false};
+    Time m_start;
+    Time m_finish;
+    Callback<void> m_done;
+};
+
+} // namespace ns3
+
+#endif /* ROCE_COLLECTIVE_H */

@@ -1,0 +1,290 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "roce-communicator.h"
+
+#include "ns3/abort.h"
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceCommunicator");
+NS_OBJECT_ENSURE_REGISTERED(RoceCommunicator);
+
+TypeId
+RoceCommunicator::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceCommunicator")
+            .SetParent<Object>()
+            .SetGroupName("Rocev2")
+            .AddConstructor<RoceCommunicator>()
+            .AddAttribute("QpsPerConnection",
+                          "Queue pairs between two NICs of a connection, each with its own UDP "
+                          "source port (NCCL_IB_QPS_PER_CONNECTION)",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RoceCommunicator::m_qpsPerConnection),
+                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("QpMode",
+                          "How messages use a connection's QPs: split (one piece per QP) or rr "
+                          "(whole messages round-robin)",
+                          EnumValue(RoceCommunicator::SPLIT),
+                          MakeEnumAccessor(&RoceCommunicator::m_qpMode),
+                          MakeEnumChecker(RoceCommunicator::SPLIT,
+                                          "split",
+                                          RoceCommunicator::ROUND_ROBIN,
+                                          "rr"));
+    return tid;
+}
+
+RoceCommunicator::RoceCommunicator()
+    : m_qpsPerConnection(1),
+      m_qpMode(SPLIT)
+{
+    m_qpFactory.SetTypeId(RoceQueuePair::GetTypeId());
+}
+
+RoceCommunicator::~RoceCommunicator() = default;
+
+void
+RoceCommunicator::DoDispose()
+{
+    m_connections.clear();
+    m_ranks.clear();
+    Object::DoDispose();
+}
+
+uint32_t
+RoceCommunicator::AddRank(Ptr<RoceNetDevice> nic, Ptr<RoceNvlinkDomain> nvlink, uint32_t localGpu)
+{
+    NS_ABORT_MSG_IF(!nic, "RoceCommunicator::AddRank: rank " << m_ranks.size() << " has no NIC");
+    Rank r;
+    r.nic = nic;
+    r.nvlink = nvlink;
+    r.localGpu = localGpu;
+    const uint32_t node = nic->GetNode()->GetId();
+    auto it = m_serverOfNode.find(node);
+    if (it == m_serverOfNode.end())
+    {
+        it = m_serverOfNode.emplace(node, m_serverRanks.size()).first;
+        m_serverRanks.emplace_back();
+    }
+    r.server = it->second;
+    for (uint32_t other : m_serverRanks[r.server])
+    {
+        NS_ABORT_MSG_IF(m_ranks[other].nic == nic ||
+                            (nvlink && m_ranks[other].localGpu == localGpu),
+                        "RoceCommunicator::AddRank: rank "
+                            << m_ranks.size() << " is the GPU of rank " << other << " again");
+    }
+    m_serverRanks[r.server].push_back(m_ranks.size());
+    m_ranks.push_back(r);
+    m_sent.push_back(0);
+    m_received.push_back(0);
+    return m_ranks.size() - 1;
+}
+
+uint32_t
+RoceCommunicator::GetNRanks() const
+{
+    return m_ranks.size();
+}
+
+const RoceCommunicator::Rank&
+RoceCommunicator::GetRank(uint32_t r) const
+{
+    NS_ABORT_MSG_IF(r >= m_ranks.size(),
+                    "RoceCommunicator: rank " << r << " out of range (" << m_ranks.size()
+                                              << " ranks)");
+    return m_ranks[r];
+}
+
+uint32_t
+RoceCommunicator::GetNServers() const
+{
+    return m_serverRanks.size();
+}
+
+const std::vector<uint32_t>&
+RoceCommunicator::GetServerRanks(uint32_t s) const
+{
+    return m_serverRanks.at(s);
+}
+
+bool
+RoceCommunicator::SameDomain(uint32_t a, uint32_t b) const
+{
+    const Rank& ra = GetRank(a);
+    const Rank& rb = GetRank(b);
+    return ra.nvlink && ra.nvlink == rb.nvlink;
+}
+
+void
+RoceCommunicator::SetQpAttribute(std::string name, const AttributeValue& value)
+{
+    m_qpFactory.Set(name, value);
+}
+
+RoceCommunicator::Connection&
+RoceCommunicator::GetConnection(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b)
+{
+    auto number = [this](Ptr<RoceNetDevice> nic) {
+        return m_nicIndex.emplace(PeekPointer(nic), m_nicIndex.size()).first->second;
+    };
+    const uint64_t key = (uint64_t(number(a)) << 32) | number(b);
+    auto it = m_connectionIndex.find(key);
+    if (it != m_connectionIndex.end())
+    {
+        return m_connections[it->second];
+    }
+    NS_ABORT_MSG_IF(a == b, "RoceCommunicator: a connection from a NIC to itself");
+    const uint32_t index = m_connections.size();
+    m_connectionIndex.emplace(key, index);
+    m_connections.emplace_back();
+    Connection& c = m_connections.back();
+    for (uint32_t q = 0; q < m_qpsPerConnection; ++q)
+    {
+        Ptr<RoceQueuePair> qa = m_qpFactory.Create<RoceQueuePair>();
+        Ptr<RoceQueuePair> qb = m_qpFactory.Create<RoceQueuePair>();
+        const uint32_t qpnA = a->AddQp(qa);
+        const uint32_t qpnB = b->AddQp(qb);
+        a->ConnectQp(qa, qpnB, b->GetIpv4Address(), qb->GetInitialPsn());
+        b->ConnectQp(qb, qpnA, a->GetIpv4Address(), qa->GetInitialPsn());
+        qb->TraceConnectWithoutContext(
+            "MessageReceived",
+            MakeCallback(&RoceCommunicator::QpMessage, this).Bind(index, q));
+        c.senders.push_back(qa);
+        c.receivers.push_back(qb);
+    }
+    c.fifo.resize(m_qpsPerConnection);
+    return c;
+}
+
+void
+RoceCommunicator::Send(uint32_t src,
+                       uint32_t dst,
+                       Ptr<RoceNetDevice> srcNic,
+                       Ptr<RoceNetDevice> dstNic,
+                       uint64_t bytes,
+                       uint64_t tag,
+                       ArrivalCallback arrived)
+{
+    NS_ABORT_MSG_IF(src == dst, "RoceCommunicator::Send: rank " << src << " to itself");
+    NS_ABORT_MSG_IF(bytes == 0, "RoceCommunicator::Send: 0 bytes from rank " << src);
+    m_sent[src] += bytes;
+    if (SameDomain(src, dst))
+    {
+        const Rank& s = m_ranks[src];
+        m_scaleUpBytes += bytes;
+        s.nvlink->Send(
+            s.localGpu,
+            m_ranks[dst].localGpu,
+            bytes,
+            MakeCallback(&RoceCommunicator::ScaleUpArrived, this).Bind(dst, bytes, tag, arrived));
+        return;
+    }
+    m_nicBytes += bytes;
+    Connection& c = GetConnection(srcNic, dstNic);
+    const uint64_t id = c.nextId++;
+    const uint32_t n = m_qpMode == SPLIT ? std::min<uint64_t>(c.senders.size(), bytes) : 1;
+    c.messages.emplace(id, Message{dst, bytes, tag, n, arrived});
+    if (m_qpMode == SPLIT)
+    {
+        // Pieces of bytes / n, the remainder spread over the first ones.
+        for (uint32_t q = 0; q < n; ++q)
+        {
+            const uint64_t piece = bytes / n + (q < bytes % n ? 1 : 0);
+            c.fifo[q].push_back(id);
+            c.senders[q]->PostWrite(piece);
+        }
+        return;
+    }
+    const uint32_t q = c.nextQp;
+    c.nextQp = (c.nextQp + 1) % c.senders.size();
+    c.fifo[q].push_back(id);
+    c.senders[q]->PostWrite(bytes);
+}
+
+void
+RoceCommunicator::QpMessage(uint32_t conn, uint32_t qp, uint64_t /* bytes */, uint64_t /* msn */)
+{
+    Connection& c = m_connections[conn];
+    NS_ASSERT(!c.fifo[qp].empty());
+    const uint64_t id = c.fifo[qp].front();
+    c.fifo[qp].pop_front();
+    auto it = c.messages.find(id);
+    NS_ASSERT(it != c.messages.end());
+    if (--it->second.piecesLeft > 0)
+    {
+        return;
+    }
+    Message m = std::move(it->second);
+    c.messages.erase(it);
+    Arrive(m.dst, m.bytes, m.tag, m.arrived);
+}
+
+void
+RoceCommunicator::ScaleUpArrived(uint32_t dst,
+                                 uint64_t bytes,
+                                 uint64_t tag,
+                                 ArrivalCallback arrived,
+                                 uint64_t /* id */)
+{
+    Arrive(dst, bytes, tag, arrived);
+}
+
+void
+RoceCommunicator::Arrive(uint32_t dst, uint64_t bytes, uint64_t tag, const ArrivalCallback& arrived)
+{
+    m_received[dst] += bytes;
+    if (!arrived.IsNull())
+    {
+        arrived(tag);
+    }
+}
+
+uint64_t
+RoceCommunicator::GetBytesSent(uint32_t r) const
+{
+    return m_sent.at(r);
+}
+
+uint64_t
+RoceCommunicator::GetBytesReceived(uint32_t r) const
+{
+    return m_received.at(r);
+}
+
+uint64_t
+RoceCommunicator::GetNicBytes() const
+{
+    return m_nicBytes;
+}
+
+uint64_t
+RoceCommunicator::GetScaleUpBytes() const
+{
+    return m_scaleUpBytes;
+}
+
+uint32_t
+RoceCommunicator::GetNQps() const
+{
+    return m_connections.size() * m_qpsPerConnection;
+}
+
+void
+RoceCommunicator::ResetCounters()
+{
+    std::fill(m_sent.begin(), m_sent.end(), 0);
+    std::fill(m_received.begin(), m_received.end(), 0);
+    m_nicBytes = 0;
+    m_scaleUpBytes = 0;
+}
+
+} // namespace ns3

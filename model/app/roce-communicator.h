@@ -1,0 +1,185 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_COMMUNICATOR_H
+#define ROCE_COMMUNICATOR_H
+
+#include "ns3/callback.h"
+#include "ns3/object-factory.h"
+#include "ns3/object.h"
+#include "ns3/ptr.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-nvlink-domain.h"
+#include "ns3/roce-queue-pair.h"
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rocev2
+ * \brief The ranks of a collective job and the transport between them.
+ *
+ * A communicator is an ordered list of GPUs (ranks), each with its RoCE NIC
+ * and, when its server has one, its server's scale-up domain
+ * (RoceNvlinkDomain) and index in it. Collectives (RoceCollective) move data
+ * with one call, Send(src, dst, srcNic, dstNic, bytes, tag, arrived):
+ *
+ * - between two ranks of one scale-up domain, as a copy in that domain;
+ * - otherwise as RDMA WRITEs from srcNic to dstNic over a *connection*: the
+ *   QpsPerConnection RC queue pairs between those two NICs, made on first
+ *   use (each with its own UDP source port, so ECMP can spread them, as
+ *   NCCL_IB_QPS_PER_CONNECTION does). QpMode "split" cuts every message into
+ *   one piece per QP; "rr" sends whole messages round-robin over the QPs.
+ *
+ * `arrived(tag)` runs when the last byte is at the destination: the
+ * receiving QP's MessageReceived (pieces counted per message) or the
+ * domain's delivery. A QP delivers in order, so each QP keeps a FIFO of the
+ * messages posted on it. The communicator counts bytes sent and received per
+ * rank, over NICs and over the scale-up domain.
+ */
+class RoceCommunicator : public Object
+{
+  public:
+    /** How a connection's messages use its QPs. */
+    enum QpMode
+    {
+        SPLIT,       //!< every message cut into one piece per QP
+        ROUND_ROBIN, //!< whole messages rotate over the QPs
+    };
+
+    /** One rank. */
+    struct Rank
+    {
+        Ptr<RoceNetDevice> nic;       //!< its RoCE NIC
+        Ptr<RoceNvlinkDomain> nvlink; //!< its server's scale-up domain, or nullptr
+        uint32_t localGpu{0};         //!< its index in the domain
+        uint32_t server{0};           //!< its server, numbered in order of first rank
+    };
+
+    /** Called with the tag of a message when it has arrived. */
+    typedef Callback<void, uint64_t> ArrivalCallback;
+
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+
+    RoceCommunicator();
+    ~RoceCommunicator() override;
+
+    /**
+     * \brief Append a rank.
+     * \param nic its NIC
+     * \param nvlink its server's scale-up domain, or nullptr
+     * \param localGpu its index in the domain
+     * \return the rank number
+     */
+    uint32_t AddRank(Ptr<RoceNetDevice> nic, Ptr<RoceNvlinkDomain> nvlink, uint32_t localGpu);
+    /** \return the number of ranks */
+    uint32_t GetNRanks() const;
+    /** \param r a rank \return it */
+    const Rank& GetRank(uint32_t r) const;
+    /** \return the number of servers the ranks are on */
+    uint32_t GetNServers() const;
+    /** \param s a server \return its ranks, in rank order */
+    const std::vector<uint32_t>& GetServerRanks(uint32_t s) const;
+    /** \param a a rank \param b another \return true if a copy between them uses the scale-up
+     * domain */
+    bool SameDomain(uint32_t a, uint32_t b) const;
+
+    /**
+     * \brief Set an attribute of the queue pairs connections make.
+     * \param name attribute \param value value
+     */
+    void SetQpAttribute(std::string name, const AttributeValue& value);
+
+    /**
+     * \brief Move bytes from rank src to rank dst.
+     * \param src sending rank \param dst receiving rank
+     * \param srcNic NIC the data leaves by (unused within a domain)
+     * \param dstNic NIC the data arrives at (unused within a domain)
+     * \param bytes size (> 0)
+     * \param tag passed back to arrived
+     * \param arrived called when the last byte is at dst
+     */
+    void Send(uint32_t src,
+              uint32_t dst,
+              Ptr<RoceNetDevice> srcNic,
+              Ptr<RoceNetDevice> dstNic,
+              uint64_t bytes,
+              uint64_t tag,
+              ArrivalCallback arrived);
+
+    /** \param r a rank \return bytes it sent (NIC and scale-up) */
+    uint64_t GetBytesSent(uint32_t r) const;
+    /** \param r a rank \return bytes that arrived for it */
+    uint64_t GetBytesReceived(uint32_t r) const;
+    /** \return bytes that crossed NICs, all ranks */
+    uint64_t GetNicBytes() const;
+    /** \return bytes copied in scale-up domains, all ranks */
+    uint64_t GetScaleUpBytes() const;
+    /** \return queue pairs made so far (both ends counted once) */
+    uint32_t GetNQps() const;
+    /** \brief Set the per-rank byte counters to 0. */
+    void ResetCounters();
+
+  private:
+    void DoDispose() override;
+
+    /** A message in flight on a connection. */
+    struct Message
+    {
+        uint32_t dst;            //!< receiving rank
+        uint64_t bytes;          //!< size
+        uint64_t tag;            //!< passed back
+        uint32_t piecesLeft;     //!< pieces not yet received
+        ArrivalCallback arrived; //!< completion
+    };
+
+    /** The QPs between two NICs and what is in flight on them. */
+    struct Connection
+    {
+        std::vector<Ptr<RoceQueuePair>> senders;        //!< on the source NIC
+        std::vector<Ptr<RoceQueuePair>> receivers;      //!< on the destination NIC
+        std::vector<std::deque<uint64_t>> fifo;         //!< per QP: message ids in posting order
+        std::unordered_map<uint64_t, Message> messages; //!< in flight, by id
+        uint64_t nextId{0};                             //!< next message id
+        uint32_t nextQp{0};                             //!< round-robin cursor
+    };
+
+    /** \return the connection from one NIC to another, made on first use */
+    Connection& GetConnection(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b);
+    /** \brief A receiving QP got a whole message. */
+    void QpMessage(uint32_t conn, uint32_t qp, uint64_t bytes, uint64_t msn);
+    /** \brief A scale-up copy arrived. */
+    void ScaleUpArrived(uint32_t dst,
+                        uint64_t bytes,
+                        uint64_t tag,
+                        ArrivalCallback arrived,
+                        uint64_t id);
+    /** \brief Account an arrival and call back. */
+    void Arrive(uint32_t dst, uint64_t bytes, uint64_t tag, const ArrivalCallback& arrived);
+
+    uint32_t m_qpsPerConnection;
+    QpMode m_qpMode;
+    ObjectFactory m_qpFactory;
+    std::vector<Rank> m_ranks;
+    std::vector<std::vector<uint32_t>> m_serverRanks;
+    std::map<uint32_t, uint32_t> m_serverOfNode; //!< node id -> server
+    std::vector<Connection> m_connections;
+    std::unordered_map<uint64_t, uint32_t> m_connectionIndex;      //!< (NIC a, NIC b) -> connection
+    std::unordered_map<const RoceNetDevice*, uint32_t> m_nicIndex; //!< NIC -> small number
+    std::vector<uint64_t> m_sent;
+    std::vector<uint64_t> m_received;
+    uint64_t m_nicBytes{0};
+    uint64_t m_scaleUpBytes{0};
+};
+
+} // namespace ns3
+
+#endif /* ROCE_COMMUNICATOR_H */
