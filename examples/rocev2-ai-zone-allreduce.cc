@@ -11,11 +11,11 @@
  * GPUs (two 8-GPU servers). The job (--gpus ranks) is placed on it
  * (--placement) and runs --op with --algo over --channels rings of
  * --chunk-byte chunks, --qps queue pairs per connection (--qp-mode split or
- * rr) and congestion control --cc, for each size of --sizes (units as
- * nccl-tests: 1M = 2^20 B), --warmup plus --iters iterations each. It prints
- * size, count, type, time, algbw and busbw per size, and with --json the
- * same as {"results": [{op, algo, size, time_us, algbw_gbps, busbw_gbps,
- * spread_us, iterations}]} (Gb/s). Exits 1 if a collective did not finish.
+ * rr), congestion control --cc and, with --cts=1, clear-to-send grants, for each size of --sizes
+ * (units as nccl-tests: 1M = 2^20 B), --warmup plus --iters iterations each. It prints size, count,
+ * type, time, algbw and busbw per size, and with --json the same as {"results": [{op, algo, size,
+ * time_us, algbw_gbps, busbw_gbps, spread_us, iterations}]} (Gb/s). Exits 1 if a collective did not
+ * finish.
  */
 #include "rocev2-example-args.h"
 
@@ -48,8 +48,10 @@ main(int argc, char* argv[])
     std::string chunk = "512KiB";
     std::string placement = "contiguous";
     std::string cc = "none";
+    uint32_t cts = 0;
     uint32_t iters = 1;
     uint32_t warmup = 0;
+    uint32_t seed = 1;
     std::string json;
 
     CommandLine cmd(__FILE__);
@@ -71,10 +73,14 @@ main(int argc, char* argv[])
     cmd.AddValue("chunk", "Largest message of a step", chunk);
     cmd.AddValue("placement", "contiguous, fragmented or random", placement);
     cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely or dctcp", cc);
+    cmd.AddValue("cts", "1: receiver-driven admission (clear-to-send grants)", cts);
     cmd.AddValue("iters", "Counted iterations per size", iters);
     cmd.AddValue("warmup", "Uncounted iterations per size before them", warmup);
+    cmd.AddValue("seed", "Run number (RngRun): ECMP seeds and random placement", seed);
     cmd.AddValue("json", "Write the results as JSON to this file", json);
     cmd.Parse(argc, argv);
+    NS_ABORT_MSG_IF(seed == 0, "--seed=0 (must be at least 1)");
+    RngSeedManager::SetRun(seed);
 
     std::vector<uint64_t> sizeList;
     for (const std::string& s : RoceSpecList::Split(sizes))
@@ -134,6 +140,8 @@ main(int argc, char* argv[])
     RoceCollectiveHelper coll;
     coll.SetCommunicatorAttribute("QpsPerConnection", UintegerValue(qps));
     coll.SetCommunicatorAttribute("QpMode", StringValue(qpMode));
+    NS_ABORT_MSG_IF(cts > 1, "--cts=" << cts << " (must be 0 or 1)");
+    coll.SetCommunicatorAttribute("ClearToSend", BooleanValue(cts == 1));
     coll.SetCollectiveAttribute("Channels", UintegerValue(channels));
     coll.SetCollectiveAttribute("ChunkSize",
                                 UintegerValue(RoceExampleArgs::ParseBytes("chunk", chunk)));
@@ -144,18 +152,20 @@ main(int argc, char* argv[])
     Ptr<RoceCommunicator> comm = coll.CreateCommunicator(fabric, job);
     Ptr<RoceCollectiveApp> app = coll.Install(comm, sizeList);
 
-    std::cout << "rocev2-ai-zone-allreduce: " << gpus << " ranks (" << placement << ", "
-              << comm->GetNServers() << " servers) on " << fabric.GetNGpus() << " GPUs, " << tiers
-              << " tiers; " << op << " " << channels << " channels, " << qps
+    std::cout << "rocev2-ai-zone-allreduce: seed " << seed << ", " << gpus << " ranks ("
+              << placement << ", " << comm->GetNServers() << " servers) on " << fabric.GetNGpus()
+              << " GPUs, " << tiers << " tiers; " << op << " " << channels << " channels, " << qps
               << " QP(s)/connection (" << qpMode << "), cc " << cc << "\n";
     auto t0 = std::chrono::steady_clock::now();
     Simulator::Run();
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     app->PrintTable(std::cout);
-    std::cout << "# QPs " << comm->GetNQps() << ", bytes over NICs " << comm->GetNicBytes()
-              << ", over NVLink " << comm->GetScaleUpBytes() << "; simulated "
-              << Simulator::Now().GetMicroSeconds() << " us in " << wall << " s\n";
+    std::cout << "# QPs " << comm->GetNQps() << ", grants " << comm->GetNGrants() << ", PFC pauses "
+              << RoceFabricStats::Collect().pfcPauseTx << ", bytes over NICs "
+              << comm->GetNicBytes() << ", over NVLink " << comm->GetScaleUpBytes()
+              << "; simulated " << Simulator::Now().GetMicroSeconds() << " us in " << wall
+              << " s\n";
     if (!json.empty())
     {
         std::ofstream out(json);

@@ -5,10 +5,13 @@
 #include "roce-communicator.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/uinteger.h"
+
+#include <memory>
 
 namespace ns3
 {
@@ -38,13 +41,40 @@ RoceCommunicator::GetTypeId()
                           MakeEnumChecker(RoceCommunicator::SPLIT,
                                           "split",
                                           RoceCommunicator::ROUND_ROBIN,
-                                          "rr"));
+                                          "rr"))
+            .AddAttribute("ClearToSend",
+                          "Receiver-driven admission: the receiving NIC grants each message "
+                          "(a CtsBytes SEND on CtsPriority) before the sender posts it",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceCommunicator::m_cts),
+                          MakeBooleanChecker())
+            .AddAttribute("CtsGrants",
+                          "Messages a receiving NIC has granted and not yet received, at most; "
+                          "to keep its link busy, at least 1 + RTT / (a message's serialization): "
+                          "4 for 512 KiB chunks at 400 Gb/s through a CTSW",
+                          UintegerValue(4),
+                          MakeUintegerAccessor(&RoceCommunicator::m_ctsGrants),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("CtsBytes",
+                          "Size of a grant message",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&RoceCommunicator::m_ctsBytes),
+                          MakeUintegerChecker<uint32_t>(1, 4096))
+            .AddAttribute("CtsPriority",
+                          "Priority (traffic class) of the grants, 0..7",
+                          UintegerValue(6),
+                          MakeUintegerAccessor(&RoceCommunicator::m_ctsPriority),
+                          MakeUintegerChecker<uint8_t>(0, 7));
     return tid;
 }
 
 RoceCommunicator::RoceCommunicator()
     : m_qpsPerConnection(1),
-      m_qpMode(SPLIT)
+      m_qpMode(SPLIT),
+      m_cts(false),
+      m_ctsBytes(64),
+      m_ctsPriority(6),
+      m_ctsGrants(4)
 {
     m_qpFactory.SetTypeId(RoceQueuePair::GetTypeId());
 }
@@ -130,27 +160,43 @@ RoceCommunicator::SetQpAttribute(std::string name, const AttributeValue& value)
     m_qpFactory.Set(name, value);
 }
 
-RoceCommunicator::Connection&
-RoceCommunicator::GetConnection(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b)
+uint32_t
+RoceCommunicator::NicNumber(Ptr<RoceNetDevice> nic)
 {
-    auto number = [this](Ptr<RoceNetDevice> nic) {
-        return m_nicIndex.emplace(PeekPointer(nic), m_nicIndex.size()).first->second;
-    };
-    const uint64_t key = (uint64_t(number(a)) << 32) | number(b);
+    auto it = m_nicIndex.emplace(PeekPointer(nic), m_nicIndex.size()).first;
+    if (it->second >= m_admission.size())
+    {
+        m_admission.resize(it->second + 1);
+    }
+    return it->second;
+}
+
+uint32_t
+RoceCommunicator::GetConnection(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b, bool cts)
+{
+    const uint64_t key = (uint64_t(cts) << 63) | (uint64_t(NicNumber(a)) << 32) | NicNumber(b);
     auto it = m_connectionIndex.find(key);
     if (it != m_connectionIndex.end())
     {
-        return m_connections[it->second];
+        return it->second;
     }
     NS_ABORT_MSG_IF(a == b, "RoceCommunicator: a connection from a NIC to itself");
     const uint32_t index = m_connections.size();
     m_connectionIndex.emplace(key, index);
     m_connections.emplace_back();
     Connection& c = m_connections.back();
-    for (uint32_t q = 0; q < m_qpsPerConnection; ++q)
+    // Grants go on one QP of their own priority; data on QpsPerConnection.
+    const uint32_t n = cts ? 1 : m_qpsPerConnection;
+    m_nDataConnections += cts ? 0 : 1;
+    for (uint32_t q = 0; q < n; ++q)
     {
         Ptr<RoceQueuePair> qa = m_qpFactory.Create<RoceQueuePair>();
         Ptr<RoceQueuePair> qb = m_qpFactory.Create<RoceQueuePair>();
+        if (cts)
+        {
+            qa->SetAttribute("Priority", UintegerValue(m_ctsPriority));
+            qb->SetAttribute("Priority", UintegerValue(m_ctsPriority));
+        }
         const uint32_t qpnA = a->AddQp(qa);
         const uint32_t qpnB = b->AddQp(qb);
         a->ConnectQp(qa, qpnB, b->GetIpv4Address(), qb->GetInitialPsn());
@@ -161,8 +207,8 @@ RoceCommunicator::GetConnection(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b)
         c.senders.push_back(qa);
         c.receivers.push_back(qb);
     }
-    c.fifo.resize(m_qpsPerConnection);
-    return c;
+    c.fifo.resize(n);
+    return index;
 }
 
 void
@@ -189,10 +235,49 @@ RoceCommunicator::Send(uint32_t src,
         return;
     }
     m_nicBytes += bytes;
-    Connection& c = GetConnection(srcNic, dstNic);
+    const uint32_t conn = GetConnection(srcNic, dstNic, false);
+    Message m{dst, bytes, tag, 0, arrived};
+    if (!m_cts)
+    {
+        Post(conn, std::move(m));
+        return;
+    }
+    const uint32_t receiver = NicNumber(dstNic);
+    m.admission = receiver;
+    m_admission[receiver].waiting.push_back(
+        Waiting{conn, GetConnection(dstNic, srcNic, true), std::move(m)});
+    Grant(receiver);
+}
+
+void
+RoceCommunicator::Grant(uint32_t nic)
+{
+    Admission& a = m_admission[nic];
+    while (a.granted < m_ctsGrants && !a.waiting.empty())
+    {
+        Waiting w = std::move(a.waiting.front());
+        a.waiting.pop_front();
+        ++a.granted;
+        ++m_ctsSent;
+        // The grant's arrival at the sender posts the data.
+        Message grant{0, m_ctsBytes, 0, 0, ArrivalCallback()};
+        grant.grant = true;
+        const uint32_t conn = w.conn;
+        auto data = std::make_shared<Message>(std::move(w.message));
+        grant.arrived = ArrivalCallback([this, conn, data](uint64_t) { Post(conn, *data); });
+        Post(w.cts, std::move(grant));
+    }
+}
+
+void
+RoceCommunicator::Post(uint32_t conn, Message m)
+{
+    Connection& c = m_connections[conn];
     const uint64_t id = c.nextId++;
+    const uint64_t bytes = m.bytes;
     const uint32_t n = m_qpMode == SPLIT ? std::min<uint64_t>(c.senders.size(), bytes) : 1;
-    c.messages.emplace(id, Message{dst, bytes, tag, n, arrived});
+    m.piecesLeft = n;
+    c.messages.emplace(id, std::move(m));
     if (m_qpMode == SPLIT)
     {
         // Pieces of bytes / n, the remainder spread over the first ones.
@@ -225,6 +310,22 @@ RoceCommunicator::QpMessage(uint32_t conn, uint32_t qp, uint64_t /* bytes */, ui
     }
     Message m = std::move(it->second);
     c.messages.erase(it);
+    Complete(m);
+}
+
+void
+RoceCommunicator::Complete(Message& m)
+{
+    if (m.grant)
+    {
+        m.arrived(0);
+        return;
+    }
+    if (m.admission >= 0)
+    {
+        --m_admission[m.admission].granted;
+        Grant(m.admission);
+    }
     Arrive(m.dst, m.bytes, m.tag, m.arrived);
 }
 
@@ -275,7 +376,13 @@ RoceCommunicator::GetScaleUpBytes() const
 uint32_t
 RoceCommunicator::GetNQps() const
 {
-    return m_connections.size() * m_qpsPerConnection;
+    return m_nDataConnections * m_qpsPerConnection;
+}
+
+uint64_t
+RoceCommunicator::GetNGrants() const
+{
+    return m_ctsSent;
 }
 
 void

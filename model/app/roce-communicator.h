@@ -38,6 +38,14 @@ namespace ns3
  *   NCCL_IB_QPS_PER_CONNECTION does). QpMode "split" cuts every message into
  *   one piece per QP; "rr" sends whole messages round-robin over the QPs.
  *
+ * *Receiver-driven admission* (ClearToSend, Meta's clear-to-send): the
+ * receiving NIC grants each message with a CtsBytes SEND on priority
+ * CtsPriority, over a QP of its own towards the sender, and the sender
+ * posts the WRITE when the grant arrives. A receiving NIC has at most
+ * CtsGrants messages granted and not yet arrived; the others wait in the
+ * order they were sent. A 16:1 incast then has at most CtsGrants writes on
+ * the receiver's link instead of 16.
+ *
  * `arrived(tag)` runs when the last byte is at the destination: the
  * receiving QP's MessageReceived (pieces counted per message) or the
  * domain's delivery. A QP delivers in order, so each QP keeps a FIFO of the
@@ -123,8 +131,10 @@ class RoceCommunicator : public Object
     uint64_t GetNicBytes() const;
     /** \return bytes copied in scale-up domains, all ranks */
     uint64_t GetScaleUpBytes() const;
-    /** \return queue pairs made so far (both ends counted once) */
+    /** \return queue pairs made so far for data (both ends counted once) */
     uint32_t GetNQps() const;
+    /** \return grants (CTS messages) sent */
+    uint64_t GetNGrants() const;
     /** \brief Set the per-rank byte counters to 0. */
     void ResetCounters();
 
@@ -139,6 +149,23 @@ class RoceCommunicator : public Object
         uint64_t tag;            //!< passed back
         uint32_t piecesLeft;     //!< pieces not yet received
         ArrivalCallback arrived; //!< completion
+        int64_t admission{-1};   //!< receiving NIC's admission queue (ClearToSend), or -1
+        bool grant{false};       //!< a CTS, not data: counted nowhere
+    };
+
+    /** A message waiting for its receiver's grant. */
+    struct Waiting
+    {
+        uint32_t conn;   //!< its data connection
+        uint32_t cts;    //!< the connection grants come back on (receiver to sender)
+        Message message; //!< what to post once granted
+    };
+
+    /** A receiving NIC's grants (ClearToSend). */
+    struct Admission
+    {
+        std::deque<Waiting> waiting; //!< in sending order
+        uint32_t granted{0};         //!< granted and not yet arrived
     };
 
     /** The QPs between two NICs and what is in flight on them. */
@@ -152,8 +179,19 @@ class RoceCommunicator : public Object
         uint32_t nextQp{0};                             //!< round-robin cursor
     };
 
-    /** \return the connection from one NIC to another, made on first use */
-    Connection& GetConnection(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b);
+    /** \return the NIC's small number */
+    uint32_t NicNumber(Ptr<RoceNetDevice> nic);
+    /**
+     * \return the index of the connection from one NIC to another (a grant
+     * connection when cts), made on first use
+     */
+    uint32_t GetConnection(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b, bool cts);
+    /** \brief Post a message on a connection (split or round-robin). */
+    void Post(uint32_t conn, Message m);
+    /** \brief Grant what a receiving NIC may take now. */
+    void Grant(uint32_t nic);
+    /** \brief A message arrived in full. */
+    void Complete(Message& m);
     /** \brief A receiving QP got a whole message. */
     void QpMessage(uint32_t conn, uint32_t qp, uint64_t bytes, uint64_t msn);
     /** \brief A scale-up copy arrived. */
@@ -167,12 +205,19 @@ class RoceCommunicator : public Object
 
     uint32_t m_qpsPerConnection;
     QpMode m_qpMode;
+    bool m_cts;
+    uint32_t m_ctsBytes;
+    uint8_t m_ctsPriority;
+    uint32_t m_ctsGrants;
+    std::vector<Admission> m_admission; //!< by NIC number
+    uint64_t m_ctsSent{0};
     ObjectFactory m_qpFactory;
     std::vector<Rank> m_ranks;
     std::vector<std::vector<uint32_t>> m_serverRanks;
     std::map<uint32_t, uint32_t> m_serverOfNode; //!< node id -> server
     std::vector<Connection> m_connections;
-    std::unordered_map<uint64_t, uint32_t> m_connectionIndex;      //!< (NIC a, NIC b) -> connection
+    std::unordered_map<uint64_t, uint32_t> m_connectionIndex;      //!< (cts, NIC a, NIC b) -> index
+    uint32_t m_nDataConnections{0};                                //!< connections that carry data
     std::unordered_map<const RoceNetDevice*, uint32_t> m_nicIndex; //!< NIC -> small number
     std::vector<uint64_t> m_sent;
     std::vector<uint64_t> m_received;
