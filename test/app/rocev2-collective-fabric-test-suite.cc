@@ -151,11 +151,10 @@ class PlacementTestCase : public TestCase
 
 /**
  * Clear-to-send: 16 GPUs of rack 1 each send 2 MiB (8 chunks) through the
- * communicator to GPU 0 of rack 0, whose RTSW has a 16 MB buffer (10.7 MB of it PFC headroom). Without
- * admission the 16 flows meet at the RTSW's port to GPU 0 and its buffer
- * pauses the CTSWs; with the receiver granting 2 chunks at a time at most 2
- * writes converge there, far below what fills the buffer, and all bytes
- * still arrive. Far fewer: less than a tenth of the pauses.
+ * communicator to GPU 0 of rack 0, whose RTSW has a 16 MB buffer (10.7 MB of it PFC headroom).
+ * Without admission the 16 flows meet at the RTSW's port to GPU 0 and its buffer pauses the CTSWs;
+ * with the receiver granting 2 chunks at a time at most 2 writes converge there, far below what
+ * fills the buffer, and all bytes still arrive. Far fewer: less than a tenth of the pauses.
  */
 class ClearToSendTestCase : public TestCase
 {
