@@ -161,11 +161,12 @@ main(int argc, char* argv[])
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     app->PrintTable(std::cout);
+    const RoceFabricStats stats = RoceFabricStats::Collect();
+    stats.WriteBenchLines(std::cout);
     std::cout << "# QPs " << comm->GetNQps() << ", grants " << comm->GetNGrants() << ", PFC pauses "
-              << RoceFabricStats::Collect().pfcPauseTx << ", bytes over NICs "
-              << comm->GetNicBytes() << ", over NVLink " << comm->GetScaleUpBytes()
-              << "; simulated " << Simulator::Now().GetMicroSeconds() << " us in " << wall
-              << " s\n";
+              << stats.pfcPauseTx << ", bytes over NICs " << comm->GetNicBytes() << ", over NVLink "
+              << comm->GetScaleUpBytes() << "; simulated " << Simulator::Now().GetMicroSeconds()
+              << " us in " << wall << " s\n";
     if (!json.empty())
     {
         std::ofstream out(json);
