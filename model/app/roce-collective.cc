@@ -77,6 +77,7 @@ RoceCollective::DoDispose()
 {
     m_comm = nullptr;
     m_rings.clear();
+    m_schedule.Clear();
     m_done = Callback<void>();
     Object::DoDispose();
 }
@@ -130,19 +131,35 @@ RoceCollective::GetOpName(Op op)
 RoceCollective::Algorithm
 RoceCollective::AlgorithmByName(const std::string& name)
 {
-    if (name == "ring")
+    for (Algorithm a : {RING, DIRECT, TREE, HALVING_DOUBLING, HIERARCHICAL})
     {
-        return RING;
+        if (GetAlgorithmName(a) == name)
+        {
+            return a;
+        }
     }
-    NS_ABORT_MSG_IF(name != "direct",
-                    "RoceCollective: unknown algorithm '" << name << "' (known: ring, direct)");
-    return DIRECT;
+    NS_ABORT_MSG("RoceCollective: unknown algorithm '"
+                 << name << "' (known: ring, direct, tree, hd, hier)");
+    return RING;
 }
 
 std::string
 RoceCollective::GetAlgorithmName(Algorithm algo)
 {
-    return algo == RING ? "ring" : "direct";
+    switch (algo)
+    {
+    case RING:
+        return "ring";
+    case DIRECT:
+        return "direct";
+    case TREE:
+        return "tree";
+    case HALVING_DOUBLING:
+        return "hd";
+    case HIERARCHICAL:
+        return "hier";
+    }
+    return "?";
 }
 
 double
@@ -192,9 +209,27 @@ RoceCollective::Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done
     const uint32_t p = m_comm->GetNRanks();
     NS_ABORT_MSG_IF(p == 0, "RoceCollective::Start: the communicator has no ranks");
     const std::string name = GetOpName(op);
-    NS_ABORT_MSG_IF((op == ALL_TO_ALL) != (algo == DIRECT),
+    const bool known = algo == RING     ? op != ALL_TO_ALL
+                       : algo == DIRECT ? op == ALL_TO_ALL
+                       : algo == TREE   ? op == ALL_REDUCE || op == BROADCAST
+                                        : op == ALL_REDUCE;
+    NS_ABORT_MSG_IF(!known,
                     "RoceCollective: " << name << " has no " << GetAlgorithmName(algo)
-                                       << " algorithm (alltoall: direct; the others: ring)");
+                                       << " algorithm (allreduce: ring, tree, hd, hier; "
+                                          "broadcast: ring, tree; allgather, reducescatter: "
+                                          "ring; alltoall: direct)");
+    NS_ABORT_MSG_IF(algo == HALVING_DOUBLING && (p & (p - 1)) != 0,
+                    "RoceCollective: hd needs a power-of-two number of ranks (partners at "
+                    "distance p/2, p/4, ..., 1), not "
+                        << p);
+    for (uint32_t s = 1; algo == HIERARCHICAL && s < m_comm->GetNServers(); ++s)
+    {
+        NS_ABORT_MSG_IF(m_comm->GetServerRanks(s).size() != m_comm->GetServerRanks(0).size(),
+                        "RoceCollective: hier needs every server to hold the same number of "
+                        "ranks (one rail ring per local index), but server "
+                            << s << " holds " << m_comm->GetServerRanks(s).size()
+                            << " and server 0 " << m_comm->GetServerRanks(0).size());
+    }
     NS_ABORT_MSG_IF(bytes == 0, "RoceCollective: " << name << " of size 0");
     NS_ABORT_MSG_IF(op == ALL_REDUCE && bytes < p,
                     "RoceCollective: allreduce size " << bytes << " is less than the " << p
@@ -221,9 +256,15 @@ RoceCollective::Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done
         {
             StartRing();
         }
-        else
+        else if (algo == DIRECT)
         {
             StartDirect();
+        }
+        else
+        {
+            // As the ring: at most one channel per byte of a rank's share.
+            const uint64_t perRank = op == BROADCAST ? bytes : bytes / p;
+            StartSchedule(std::max<uint64_t>(1, std::min<uint64_t>(m_channels, perRank)));
         }
     }
     // Ranks with nothing to do (one rank) finish now, after Start returns.
@@ -433,6 +474,113 @@ void
 RoceCollective::DirectArrived(uint64_t tag)
 {
     Account(tag >> 32, tag & 0xFFFFFFFF);
+}
+
+void
+RoceCollective::StartSchedule(uint32_t channels)
+{
+    RoceCollectiveSchedule::Params params;
+    params.bytes = m_bytes;
+    params.channels = channels;
+    params.chunkSize = m_chunkSize;
+    params.broadcast = m_op == BROADCAST;
+    params.root = m_root;
+    m_schedule.Clear();
+    switch (m_algo)
+    {
+    case TREE:
+        RoceCollectiveBuildTree(*m_comm, params, m_schedule);
+        break;
+    case HALVING_DOUBLING:
+        RoceCollectiveBuildHalvingDoubling(*m_comm, params, m_schedule);
+        break;
+    default:
+        RoceCollectiveBuildHierarchical(*m_comm, params, m_schedule);
+    }
+    m_schedule.Finalize();
+    const uint32_t n = m_schedule.GetN();
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        const RoceCollectiveSchedule::Transfer& x = m_schedule.Get(i);
+        m_sendsLeft[x.src] += x.bytes > 0 ? 1 : 0;
+        m_recvsLeft[x.dst] += x.bytes > 0 ? 1 : 0;
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        RoceCollectiveSchedule::Transfer& x = m_schedule.Get(i);
+        if (x.waiting > 0)
+        {
+            continue;
+        }
+        if (x.bytes == 0)
+        {
+            Release(i);
+            continue;
+        }
+        m_schedule.GetLane(x.lane).ready.push_back(i);
+        PumpLane(x.lane);
+    }
+}
+
+void
+RoceCollective::Release(uint32_t i)
+{
+    // Iterative, since empty transfers release others at once.
+    m_released.assign(1, i);
+    while (!m_released.empty())
+    {
+        const uint32_t j = m_released.back();
+        m_released.pop_back();
+        const auto succ = m_schedule.Successors(j);
+        for (const uint32_t* it = succ.first; it != succ.second; ++it)
+        {
+            RoceCollectiveSchedule::Transfer& x = m_schedule.Get(*it);
+            NS_ASSERT(x.waiting > 0);
+            if (--x.waiting > 0)
+            {
+                continue;
+            }
+            if (x.bytes == 0)
+            {
+                m_released.push_back(*it);
+                continue;
+            }
+            m_schedule.GetLane(x.lane).ready.push_back(*it);
+            PumpLane(x.lane);
+        }
+    }
+}
+
+void
+RoceCollective::PumpLane(uint32_t l)
+{
+    RoceCollectiveSchedule::Lane& lane = m_schedule.GetLane(l);
+    while (lane.inFlight < m_steps && !lane.ready.empty())
+    {
+        const uint32_t i = lane.ready.front();
+        lane.ready.pop_front();
+        ++lane.inFlight;
+        const RoceCollectiveSchedule::Transfer& x = m_schedule.Get(i);
+        m_comm->Send(x.src,
+                     x.dst,
+                     m_comm->GetRank(x.src).nic,
+                     m_comm->GetRank(x.dst).nic,
+                     x.bytes,
+                     i,
+                     MakeCallback(&RoceCollective::ScheduleArrived, this));
+    }
+}
+
+void
+RoceCollective::ScheduleArrived(uint64_t tag)
+{
+    const uint32_t i = tag;
+    const RoceCollectiveSchedule::Transfer x = m_schedule.Get(i);
+    --m_schedule.GetLane(x.lane).inFlight;
+    Release(i);
+    PumpLane(x.lane);
+    // Last, as the operation's done callback may start the next one.
+    Account(x.src, x.dst);
 }
 
 void

@@ -4,6 +4,7 @@
 #ifndef ROCE_COLLECTIVE_H
 #define ROCE_COLLECTIVE_H
 
+#include "roce-collective-schedule.h"
 #include "roce-communicator.h"
 
 #include "ns3/callback.h"
@@ -44,6 +45,19 @@ namespace ns3
  * each in chunks of at most ChunkSize, from its own NIC to the peer's (or in
  * the scale-up domain).
  *
+ * *Tree*, *hd* and *hier* (RoceCollectiveSchedule): the builder of the
+ * algorithm lists every chunk transfer of the operation and which arrivals
+ * each waits for; a transfer is posted once those arrived, at most Steps per
+ * channel and pair of ranks in flight. Tree is NCCL's double binary tree
+ * (AllReduce: half the data per tree, reduced up and broadcast down, chunk
+ * by chunk; Broadcast: down one tree from Root), see
+ * RoceCollectiveBuildTree; hd is recursive halving-doubling AllReduce for a
+ * power-of-two number of ranks, see RoceCollectiveBuildHalvingDoubling; hier
+ * is the hierarchical AllReduce (reduce-scatter in each server, AllReduce
+ * per rail across servers, all-gather in each server) for servers that hold
+ * the same number of ranks, see RoceCollectiveBuildHierarchical. These use
+ * each rank's own NIC between servers.
+ *
  * Sizes follow nccl-tests: S is the buffer of one rank (AllReduce,
  * Broadcast, AllToAll) or the gathered/scattered buffer (AllGather,
  * ReduceScatter). A rank finishes when all it must receive has arrived and
@@ -68,8 +82,11 @@ class RoceCollective : public Object
     /** Algorithms. */
     enum Algorithm
     {
-        RING,   //!< rings over the channels
-        DIRECT, //!< every rank to every rank at once (AllToAll)
+        RING,             //!< rings over the channels
+        DIRECT,           //!< every rank to every rank at once (AllToAll)
+        TREE,             //!< NCCL's double binary tree (AllReduce; Broadcast: one tree)
+        HALVING_DOUBLING, //!< recursive halving-doubling (AllReduce, p a power of two)
+        HIERARCHICAL,     //!< in-server, per-rail across servers, in-server (AllReduce)
     };
 
     /** \return the TypeId */
@@ -86,7 +103,9 @@ class RoceCollective : public Object
     /**
      * \brief Start an operation now.
      * \param op the operation
-     * \param algo the algorithm (RING for all but AllToAll, DIRECT for it)
+     * \param algo the algorithm: RING (AllReduce, AllGather, ReduceScatter,
+     *        Broadcast), DIRECT (AllToAll), TREE (AllReduce, Broadcast),
+     *        HALVING_DOUBLING or HIERARCHICAL (AllReduce)
      * \param bytes the size S, as nccl-tests counts it
      * \param done called when the last rank has finished
      */
@@ -106,7 +125,8 @@ class RoceCollective : public Object
     static Op OpByName(const std::string& name);
     /** \param op an op \return its name */
     static std::string GetOpName(Op op);
-    /** \param name ring or direct \return the algorithm (aborts with the known names otherwise) */
+    /** \param name ring, direct, tree, hd or hier \return the algorithm (aborts with the known
+     *  names otherwise) */
     static Algorithm AlgorithmByName(const std::string& name);
     /** \param algo an algorithm \return its name */
     static std::string GetAlgorithmName(Algorithm algo);
@@ -153,6 +173,14 @@ class RoceCollective : public Object
     void RingArrived(uint64_t tag);
     /** \brief A direct chunk arrived (tag = source, destination). */
     void DirectArrived(uint64_t tag);
+    /** \brief Build the schedule of a tree, hd or hier operation and post what is ready. */
+    void StartSchedule(uint32_t channels);
+    /** \brief Schedule transfer i has arrived (or has 0 bytes): release what waits for it. */
+    void Release(uint32_t i);
+    /** \brief Post what lane l may send. */
+    void PumpLane(uint32_t l);
+    /** \brief A schedule transfer arrived (tag = its index). */
+    void ScheduleArrived(uint64_t tag);
     /** \brief Account one arrival for its sender and its receiver. */
     void Account(uint32_t sender, uint32_t receiver);
     /** \brief A rank may have finished. */
@@ -169,6 +197,8 @@ class RoceCollective : public Object
     uint64_t m_bytes{0};
     uint32_t m_ringSteps{0}; //!< steps of a chunk around the ring
     std::vector<Ring> m_rings;
+    RoceCollectiveSchedule m_schedule; //!< tree, hd, hier
+    std::vector<uint32_t> m_released;  //!< Release's work list
     std::vector<uint64_t> m_sendsLeft; //!< per rank: messages not yet arrived
     std::vector<uint64_t> m_recvsLeft; //!< per rank: messages still to receive
     std::vector<Time> m_rankFinish;
