@@ -33,6 +33,8 @@ cpp_examples = [
     ("rocev2-nvlink-transfer --pattern=all-to-all --size=1MB", "True", "False"),
     ("rocev2-nvlink-transfer --pattern=ring --gpus=4 --size=3MB --rate=2400Gbps", "True", "False"),
     ("rocev2-victim-flow --cc=dcqcn --size=1000000 --victim-size=10000000 --warmup=100us", "True", "False"),
+    ("rocev2-ai-zone-job --job=examples/jobs/dp-buckets.json", "True", "False"),
+    ("rocev2-ai-zone-job --job=examples/jobs/tp-dp.json", "True", "False"),
 ]
 
 # A list of Python examples to run in order to ensure that they remain
