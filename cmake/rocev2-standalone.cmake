@@ -22,6 +22,9 @@ set(ROCEV2_TEST_FULLNESS EXTENSIVE CACHE STRING
 
 # Debian's ns3ConfigVersion.cmake demands an exact version match: ask for none.
 find_package(ns3 REQUIRED)
+# The job-file reader (helper/roce-job-helper.cc) uses nlohmann-json, a
+# header-only library in /usr/include (Debian nlohmann-json3-dev).
+find_package(nlohmann_json 3 REQUIRED)
 
 set(_rocev2_ns3_modules core network internet traffic-control applications stats
     point-to-point)

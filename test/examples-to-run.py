@@ -37,6 +37,8 @@ cpp_examples = [
     ("rocev2-ai-zone-allreduce --gpus=16 --algo=hd --sizes=1M", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=16 --algo=hier --sizes=1M", "True", "False"),
     ("rocev2-victim-flow --cc=dcqcn --size=1000000 --victim-size=10000000 --warmup=100us", "True", "False"),
+    ("rocev2-ai-zone-job --job=examples/jobs/dp-buckets.json", "True", "False"),
+    ("rocev2-ai-zone-job --job=examples/jobs/tp-dp.json", "True", "False"),
 ]
 
 # A list of Python examples to run in order to ensure that they remain

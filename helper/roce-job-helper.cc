@@ -1,0 +1,771 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "roce-job-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/fatal-error.h"
+#include "ns3/node.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+using Json = nlohmann::json;
+
+/**
+ * Where each value of a (syntactically valid) JSON text starts, by JSON
+ * pointer ("" for the root, "/jobs/0/steps/1/op"), so that errors found
+ * after parsing can name the line. nlohmann's DOM keeps no positions.
+ */
+class JsonPositions
+{
+  public:
+    /**
+     * \param text the JSON text \param file its name
+     * \param valid whether the text parsed: only then are its values indexed
+     */
+    JsonPositions(const std::string& text, const std::string& file, bool valid)
+        : m_text(text),
+          m_file(file)
+    {
+        if (valid)
+        {
+            size_t i = 0;
+            Scan(i, "");
+        }
+    }
+
+    /** \return "FILE:LINE:COLUMN" of a byte offset (0-based) */
+    std::string At(size_t offset) const
+    {
+        size_t line = 1;
+        size_t col = 1;
+        for (size_t i = 0; i < offset && i < m_text.size(); ++i)
+        {
+            if (m_text[i] == '\n')
+            {
+                ++line;
+                col = 1;
+            }
+            else
+            {
+                ++col;
+            }
+        }
+        std::ostringstream os;
+        os << m_file << ":" << line << ":" << col;
+        return os.str();
+    }
+
+    /** \return "FILE:LINE:COLUMN" of the value at a pointer, or of its closest ancestor */
+    std::string Where(std::string pointer) const
+    {
+        while (true)
+        {
+            auto it = m_pos.find(pointer);
+            if (it != m_pos.end())
+            {
+                return At(it->second);
+            }
+            if (pointer.empty())
+            {
+                return At(0);
+            }
+            pointer.erase(pointer.rfind('/'));
+        }
+    }
+
+  private:
+    void SkipBlanks(size_t& i) const
+    {
+        while (i < m_text.size() && std::isspace(static_cast<unsigned char>(m_text[i])))
+        {
+            ++i;
+        }
+    }
+
+    /** \return the raw text of the string starting at i (a quote); i moves past it */
+    std::string ScanString(size_t& i) const
+    {
+        const size_t begin = ++i;
+        while (i < m_text.size() && m_text[i] != '"')
+        {
+            i += m_text[i] == '\\' ? 2 : 1;
+        }
+        return m_text.substr(begin, i++ - begin);
+    }
+
+    void Scan(size_t& i, const std::string& pointer)
+    {
+        SkipBlanks(i);
+        m_pos[pointer] = i;
+        if (i >= m_text.size())
+        {
+            return;
+        }
+        const char c = m_text[i];
+        if (c == '{' || c == '[')
+        {
+            const char close = c == '{' ? '}' : ']';
+            ++i;
+            for (uint32_t n = 0;; ++n)
+            {
+                SkipBlanks(i);
+                if (i >= m_text.size() || m_text[i] == close)
+                {
+                    ++i;
+                    return;
+                }
+                std::string child = std::to_string(n);
+                if (c == '{')
+                {
+                    child = ScanString(i);
+                    SkipBlanks(i);
+                    ++i; // ':'
+                }
+                Scan(i, pointer + "/" + child);
+                SkipBlanks(i);
+                if (i < m_text.size() && m_text[i] == ',')
+                {
+                    ++i;
+                }
+            }
+        }
+        if (c == '"')
+        {
+            ScanString(i);
+            return;
+        }
+        while (i < m_text.size() && std::string(",]} \t\r\n").find(m_text[i]) == std::string::npos)
+        {
+            ++i;
+        }
+    }
+
+    const std::string& m_text;
+    std::string m_file;
+    std::map<std::string, size_t> m_pos;
+};
+
+/** Reads one job file's DOM and names the file, line and field in every error. */
+class JobReader
+{
+  public:
+    JobReader(const std::string& text, const std::string& file)
+        : m_file(file),
+          m_text(text)
+    {
+    }
+
+    std::vector<RoceJobHelper::JobSpec> Read()
+    {
+        Json root;
+        size_t errorByte = 0;
+        std::string error;
+        try
+        {
+            root = Json::parse(m_text);
+        }
+        catch (const Json::parse_error& e)
+        {
+            // e.byte is the 1-based offset of the character that broke the parse.
+            errorByte = e.byte > 0 ? e.byte - 1 : 0;
+            error = e.what();
+        }
+        if (!error.empty())
+        {
+            // Reported outside the handler, so the abort is not an uncaught exception.
+            NS_FATAL_ERROR(JsonPositions(m_text, m_file, false).At(errorByte)
+                           << ": JSON syntax error: " << error);
+        }
+        m_positions = std::make_unique<JsonPositions>(m_text, m_file, true);
+        std::vector<RoceJobHelper::JobSpec> jobs;
+        if (!root.is_object())
+        {
+            Fail("", "the file must hold a job object or {\"jobs\": [...]}, not " + root.dump());
+        }
+        if (root.contains("jobs"))
+        {
+            CheckFields(root, "", "the file", {"jobs"});
+            const Json& list = root["jobs"];
+            if (!list.is_array() || list.empty())
+            {
+                Fail("/jobs", "field \"jobs\" = " + Short(list) + ": must be a list of jobs");
+            }
+            for (size_t j = 0; j < list.size(); ++j)
+            {
+                jobs.push_back(ReadJob(list[j], "/jobs/" + std::to_string(j), j));
+            }
+        }
+        else
+        {
+            jobs.push_back(ReadJob(root, "", 0));
+        }
+        return jobs;
+    }
+
+  private:
+    [[noreturn]] void Fail(const std::string& pointer, const std::string& msg) const
+    {
+        NS_FATAL_ERROR(m_positions->Where(pointer) << ": " << msg);
+        std::abort(); // not reached
+    }
+
+    static std::string Short(const Json& v)
+    {
+        std::string s = v.dump();
+        return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+    }
+
+    static std::string Field(const std::string& pointer)
+    {
+        return "field \"" + pointer.substr(pointer.rfind('/') + 1) + "\" (" + pointer + ")";
+    }
+
+    void CheckFields(const Json& obj,
+                     const std::string& pointer,
+                     const std::string& what,
+                     const std::vector<std::string>& known) const
+    {
+        for (const auto& item : obj.items())
+        {
+            if (std::find(known.begin(), known.end(), item.key()) == known.end())
+            {
+                std::string list;
+                for (const std::string& k : known)
+                {
+                    list += (list.empty() ? "" : ", ") + k;
+                }
+                Fail(pointer + "/" + item.key(),
+                     "unknown field \"" + item.key() + "\" in " + what + " (known: " + list + ")");
+            }
+        }
+    }
+
+    const Json& Require(const Json& obj,
+                        const std::string& pointer,
+                        const std::string& what,
+                        const std::string& key) const
+    {
+        if (!obj.contains(key))
+        {
+            Fail(pointer, what + ": missing field \"" + key + "\"");
+        }
+        return obj[key];
+    }
+
+    uint32_t Uint(const Json& v, const std::string& pointer, uint32_t min) const
+    {
+        if (!v.is_number_integer() || v.get<int64_t>() < int64_t(min) ||
+            v.get<int64_t>() > int64_t(std::numeric_limits<uint32_t>::max()))
+        {
+            Fail(pointer,
+                 Field(pointer) + " = " + Short(v) +
+                     ": must be an integer >= " + std::to_string(min));
+        }
+        return v.get<uint32_t>();
+    }
+
+    std::string Name(const Json& v, const std::string& pointer) const
+    {
+        static const std::regex form("[A-Za-z0-9_.-]+");
+        if (!v.is_string() || !std::regex_match(v.get<std::string>(), form))
+        {
+            Fail(pointer, Field(pointer) + " = " + Short(v) + ": must be a name of [A-Za-z0-9_.-]");
+        }
+        return v.get<std::string>();
+    }
+
+    /** \return microseconds >= 0 as a Time */
+    Time Micros(const Json& v, const std::string& pointer) const
+    {
+        if (!v.is_number())
+        {
+            Fail(pointer, Field(pointer) + " = " + Short(v) + ": must be a number of microseconds");
+        }
+        const double us = v.get<double>();
+        if (!(us >= 0) || us > 1e12)
+        {
+            Fail(pointer, Field(pointer) + " = " + Short(v) + ": must not be negative");
+        }
+        return NanoSeconds(static_cast<int64_t>(std::llround(us * 1e3)));
+    }
+
+    uint64_t Size(const Json& v, const std::string& pointer) const
+    {
+        const std::string bad = Field(pointer) + " = " + Short(v) +
+                                ": must be a positive byte count (an integer, or e.g. \"16M\" = "
+                                "16 MiB as nccl-tests reads it)";
+        if (v.is_number_integer())
+        {
+            if (v.get<int64_t>() <= 0)
+            {
+                Fail(pointer, bad);
+            }
+            return v.get<uint64_t>();
+        }
+        static const std::regex form(R"(\s*([0-9]*\.?[0-9]+)\s*(B|K|M|G|T|KiB|MiB|GiB|TiB)?\s*)");
+        std::smatch m;
+        std::string text;
+        if (!v.is_string() || !std::regex_match(text = v.get<std::string>(), m, form))
+        {
+            Fail(pointer, bad);
+        }
+        long double bytes = std::stold(m[1].str());
+        const std::string unit = m[2].str();
+        if (!unit.empty() && unit != "B")
+        {
+            bytes *= std::pow(1024.0L, std::string("KMGT").find(unit[0]) + 1);
+        }
+        if (bytes <= 0 || bytes != std::floor(bytes) || bytes >= 9.2e18L)
+        {
+            Fail(pointer, bad);
+        }
+        return static_cast<uint64_t>(bytes);
+    }
+
+    RoceJobHelper::CommunicatorSpec ReadComm(const Json& c, const std::string& pointer) const
+    {
+        if (!c.is_object())
+        {
+            Fail(pointer, "a communicator must be an object, not " + Short(c));
+        }
+        const std::string what = "communicator " + pointer;
+        CheckFields(c,
+                    pointer,
+                    what,
+                    {"name", "gpus", "placement", "per_rack", "seed", "gpu_list"});
+        RoceJobHelper::CommunicatorSpec spec;
+        spec.where = m_positions->Where(pointer);
+        spec.name = Name(Require(c, pointer, what, "name"), pointer + "/name");
+        if (c.contains("gpu_list"))
+        {
+            for (const char* other : {"gpus", "placement", "per_rack", "seed"})
+            {
+                if (c.contains(other))
+                {
+                    Fail(pointer + "/" + other,
+                         std::string("field \"") + other + "\" in " + what +
+                             ": a communicator has either \"gpu_list\" or \"gpus\" and "
+                             "\"placement\"");
+                }
+            }
+            const std::string lp = pointer + "/gpu_list";
+            const Json& list = c["gpu_list"];
+            if (!list.is_array() || list.empty())
+            {
+                Fail(lp, Field(lp) + " = " + Short(list) + ": must be a list of GPU indices");
+            }
+            std::set<uint32_t> seen;
+            for (size_t i = 0; i < list.size(); ++i)
+            {
+                const std::string ip = lp + "/" + std::to_string(i);
+                const uint32_t g = Uint(list[i], ip, 0);
+                if (!seen.insert(g).second)
+                {
+                    Fail(ip, Field(lp) + ": GPU " + std::to_string(g) + " is listed twice");
+                }
+                spec.gpuList.push_back(g);
+            }
+            spec.placement = "list";
+            spec.gpus = spec.gpuList.size();
+            return spec;
+        }
+        spec.gpus = Uint(Require(c, pointer, what, "gpus"), pointer + "/gpus", 1);
+        const std::string pp = pointer + "/placement";
+        const Json& placement = Require(c, pointer, what, "placement");
+        if (!placement.is_string() ||
+            (placement != "contiguous" && placement != "fragmented" && placement != "random"))
+        {
+            Fail(pp,
+                 Field(pp) + " = " + Short(placement) +
+                     ": unknown placement (known: contiguous, fragmented, random)");
+        }
+        spec.placement = placement.get<std::string>();
+        if (spec.placement == "fragmented")
+        {
+            spec.perRack = Uint(Require(c, pointer, what + " (fragmented)", "per_rack"),
+                                pointer + "/per_rack",
+                                1);
+        }
+        else if (c.contains("per_rack"))
+        {
+            Fail(pointer + "/per_rack",
+                 Field(pointer + "/per_rack") + ": only a fragmented placement takes it");
+        }
+        if (c.contains("seed"))
+        {
+            if (spec.placement != "random")
+            {
+                Fail(pointer + "/seed",
+                     Field(pointer + "/seed") + ": only a random placement takes it");
+            }
+            spec.seed = Uint(c["seed"], pointer + "/seed", 0);
+        }
+        return spec;
+    }
+
+    RoceJobHelper::StepSpec ReadStep(const Json& s,
+                                     const std::string& pointer,
+                                     const RoceJobHelper::JobSpec& job) const
+    {
+        if (!s.is_object())
+        {
+            Fail(pointer, "a step must be an object, not " + Short(s));
+        }
+        const std::string what = "step " + pointer;
+        CheckFields(s, pointer, what, {"op", "size", "comm", "gap_us", "overlap", "algo"});
+        RoceJobHelper::StepSpec spec;
+        // op
+        const std::string op = pointer + "/op";
+        const Json& opv = Require(s, pointer, what, "op");
+        std::string known;
+        bool found = false;
+        for (int o = RoceCollective::ALL_REDUCE; o <= RoceCollective::BROADCAST; ++o)
+        {
+            const std::string name = RoceCollective::GetOpName(RoceCollective::Op(o));
+            known += (known.empty() ? "" : ", ") + name;
+            if (opv.is_string() && opv == name)
+            {
+                spec.op = RoceCollective::Op(o);
+                found = true;
+            }
+        }
+        if (!found)
+        {
+            Fail(op, Field(op) + " = " + Short(opv) + ": unknown op (known: " + known + ")");
+        }
+        // algo
+        spec.algo =
+            spec.op == RoceCollective::ALL_TO_ALL ? RoceCollective::DIRECT : RoceCollective::RING;
+        if (s.contains("algo"))
+        {
+            const std::string ap = pointer + "/algo";
+            const Json& a = s["algo"];
+            const std::string want = spec.op == RoceCollective::ALL_TO_ALL ? "direct" : "ring";
+            if (!a.is_string() || (a != "ring" && a != "direct"))
+            {
+                Fail(ap, Field(ap) + " = " + Short(a) + ": unknown algo (known: ring, direct)");
+            }
+            if (a != want)
+            {
+                Fail(ap,
+                     Field(ap) + " = " + Short(a) + ": " + RoceCollective::GetOpName(spec.op) +
+                         " has no such algorithm (alltoall: direct; the others: ring)");
+            }
+        }
+        // comm
+        const std::string cp = pointer + "/comm";
+        const Json& comm = Require(s, pointer, what, "comm");
+        bool named = false;
+        std::string names;
+        for (uint32_t c = 0; c < job.comms.size(); ++c)
+        {
+            names += (names.empty() ? "" : ", ") + job.comms[c].name;
+            if (comm.is_string() && comm == job.comms[c].name)
+            {
+                spec.comm = c;
+                named = true;
+            }
+        }
+        if (!named)
+        {
+            Fail(cp,
+                 Field(cp) + " = " + Short(comm) + ": unknown communicator (the job has: " + names +
+                     ")");
+        }
+        // size, checked against the ranks the op splits it over
+        const std::string sp = pointer + "/size";
+        spec.bytes = Size(Require(s, pointer, what, "size"), sp);
+        const uint32_t p = job.comms[spec.comm].gpus;
+        if (spec.op == RoceCollective::ALL_REDUCE && spec.bytes < p)
+        {
+            Fail(sp,
+                 Field(sp) + " = " + std::to_string(spec.bytes) + ": allreduce needs at least a " +
+                     "byte per rank (" + std::to_string(p) + " ranks)");
+        }
+        if ((spec.op == RoceCollective::ALL_GATHER || spec.op == RoceCollective::REDUCE_SCATTER ||
+             spec.op == RoceCollective::ALL_TO_ALL) &&
+            spec.bytes % p != 0)
+        {
+            Fail(sp,
+                 Field(sp) + " = " + std::to_string(spec.bytes) + ": " +
+                     RoceCollective::GetOpName(spec.op) + " needs a multiple of the " +
+                     std::to_string(p) + " ranks (each rank's share is size / ranks)");
+        }
+        if (s.contains("gap_us"))
+        {
+            spec.gap = Micros(s["gap_us"], pointer + "/gap_us");
+        }
+        if (s.contains("overlap"))
+        {
+            const std::string ovp = pointer + "/overlap";
+            if (!s["overlap"].is_boolean())
+            {
+                Fail(ovp, Field(ovp) + " = " + Short(s["overlap"]) + ": must be true or false");
+            }
+            spec.overlap = s["overlap"].get<bool>();
+        }
+        return spec;
+    }
+
+    RoceJobHelper::JobSpec ReadJob(const Json& j, const std::string& pointer, size_t index) const
+    {
+        const std::string what = "job " + (pointer.empty() ? std::string("/") : pointer);
+        if (!j.is_object())
+        {
+            Fail(pointer, "a job must be an object, not " + Short(j));
+        }
+        CheckFields(j, pointer, what, {"name", "iterations", "start_us", "communicators", "steps"});
+        RoceJobHelper::JobSpec job;
+        job.where = m_positions->Where(pointer);
+        job.name =
+            j.contains("name") ? Name(j["name"], pointer + "/name") : "job" + std::to_string(index);
+        if (j.contains("iterations"))
+        {
+            job.iterations = Uint(j["iterations"], pointer + "/iterations", 1);
+        }
+        if (j.contains("start_us"))
+        {
+            job.start = Micros(j["start_us"], pointer + "/start_us");
+        }
+        const std::string cp = pointer + "/communicators";
+        const Json& comms = Require(j, pointer, what, "communicators");
+        if (!comms.is_array() || comms.empty())
+        {
+            Fail(cp, Field(cp) + " = " + Short(comms) + ": must be a list of communicators");
+        }
+        for (size_t c = 0; c < comms.size(); ++c)
+        {
+            const std::string p = cp + "/" + std::to_string(c);
+            RoceJobHelper::CommunicatorSpec spec = ReadComm(comms[c], p);
+            for (const auto& other : job.comms)
+            {
+                if (other.name == spec.name)
+                {
+                    Fail(p + "/name", "communicator name \"" + spec.name + "\" is used twice");
+                }
+            }
+            job.comms.push_back(spec);
+        }
+        const std::string sp = pointer + "/steps";
+        const Json& steps = Require(j, pointer, what, "steps");
+        if (!steps.is_array() || steps.empty())
+        {
+            Fail(sp, Field(sp) + " = " + Short(steps) + ": must be a list of steps");
+        }
+        for (size_t s = 0; s < steps.size(); ++s)
+        {
+            job.steps.push_back(ReadStep(steps[s], sp + "/" + std::to_string(s), job));
+        }
+        return job;
+    }
+
+    std::string m_file;
+    const std::string& m_text;
+    std::unique_ptr<JsonPositions> m_positions;
+};
+
+} // namespace
+
+RoceJobHelper::RoceJobHelper() = default;
+
+void
+RoceJobHelper::SetCommunicatorAttribute(std::string name, const AttributeValue& value)
+{
+    m_coll.SetCommunicatorAttribute(name, value);
+}
+
+void
+RoceJobHelper::SetQpAttribute(std::string name, const AttributeValue& value)
+{
+    m_coll.SetQpAttribute(name, value);
+}
+
+void
+RoceJobHelper::SetCollectiveAttribute(std::string name, const AttributeValue& value)
+{
+    m_collective.emplace_back(name, value.Copy());
+}
+
+std::vector<RoceJobHelper::JobSpec>
+RoceJobHelper::Parse(const std::string& text, const std::string& file)
+{
+    return JobReader(text, file).Read();
+}
+
+std::vector<RoceJobHelper::JobSpec>
+RoceJobHelper::Read(const std::string& file)
+{
+    std::ifstream in(file);
+    if (!in)
+    {
+        NS_FATAL_ERROR(file << ": cannot read the job file");
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return Parse(text.str(), file);
+}
+
+uint32_t
+RoceJobHelper::GetGpusNeeded(const std::vector<JobSpec>& jobs)
+{
+    uint32_t placed = 0;
+    std::set<uint32_t> listed;
+    for (const JobSpec& job : jobs)
+    {
+        for (const CommunicatorSpec& c : job.comms)
+        {
+            if (c.placement == "list")
+            {
+                listed.insert(c.gpuList.begin(), c.gpuList.end());
+            }
+            else
+            {
+                placed += c.gpus;
+            }
+        }
+    }
+    const uint32_t count = placed + listed.size();
+    return listed.empty() ? count : std::max(count, *listed.rbegin() + 1);
+}
+
+std::vector<Ptr<RoceJobApp>>
+RoceJobHelper::Install(const RoceAiZone& zone, const std::vector<JobSpec>& jobs)
+{
+    RoceGpuPlacement place(zone);
+    return Install(zone, place, jobs);
+}
+
+std::vector<Ptr<RoceJobApp>>
+RoceJobHelper::Install(const RoceAiZone& zone,
+                       RoceGpuPlacement& place,
+                       const std::vector<JobSpec>& jobs)
+{
+    std::vector<Ptr<RoceJobApp>> apps;
+    for (const JobSpec& job : jobs)
+    {
+        std::set<uint32_t> mine; // GPUs of this job: its listed communicators may share them
+        std::vector<Ptr<RoceCommunicator>> comms;
+        for (const CommunicatorSpec& c : job.comms)
+        {
+            std::vector<uint32_t> gpus;
+            if (c.placement == "list")
+            {
+                for (uint32_t g : c.gpuList)
+                {
+                    NS_ABORT_MSG_IF(g >= zone.GetNGpus(),
+                                    c.where << ": communicator \"" << c.name << "\" lists GPU " << g
+                                            << " but the fabric has " << zone.GetNGpus()
+                                            << " GPUs");
+                    NS_ABORT_MSG_IF(!place.IsFree(g) && mine.count(g) == 0,
+                                    c.where << ": communicator \"" << c.name << "\" lists GPU " << g
+                                            << ", which another job holds");
+                    if (place.IsFree(g))
+                    {
+                        place.MarkTaken({g});
+                    }
+                }
+                gpus = c.gpuList;
+            }
+            else
+            {
+                NS_ABORT_MSG_IF(c.gpus > place.GetNFree(),
+                                c.where << ": communicator \"" << c.name << "\" needs " << c.gpus
+                                        << " GPUs but only " << place.GetNFree() << " of the "
+                                        << zone.GetNGpus() << " are free");
+                if (c.placement == "contiguous")
+                {
+                    gpus = place.Contiguous(c.gpus);
+                }
+                else if (c.placement == "fragmented")
+                {
+                    NS_ABORT_MSG_IF(c.perRack >= zone.GetNicsPerRack(),
+                                    c.where << ": communicator \"" << c.name << "\" has per_rack = "
+                                            << c.perRack << ", not less than a rack ("
+                                            << zone.GetNicsPerRack() << " GPUs)");
+                    gpus = place.Fragmented(c.gpus, c.perRack);
+                }
+                else
+                {
+                    gpus = place.Random(c.gpus, c.seed);
+                }
+            }
+            mine.insert(gpus.begin(), gpus.end());
+            comms.push_back(m_coll.CreateCommunicator(zone, gpus));
+        }
+        Ptr<RoceJobApp> app = CreateObject<RoceJobApp>();
+        app->SetAttribute("JobName", StringValue(job.name));
+        app->SetAttribute("Iterations", UintegerValue(job.iterations));
+        for (const auto& [name, value] : m_collective)
+        {
+            app->SetCollectiveAttribute(name, *value);
+        }
+        for (const StepSpec& s : job.steps)
+        {
+            RoceJobApp::Step step;
+            step.op = s.op;
+            step.algo = s.algo;
+            step.bytes = s.bytes;
+            step.comm = comms[s.comm];
+            step.commName = job.comms[s.comm].name;
+            step.gap = s.gap;
+            step.overlap = s.overlap;
+            app->AddStep(step);
+        }
+        app->SetStartTime(job.start);
+        comms[job.steps[0].comm]->GetRank(0).nic->GetNode()->AddApplication(app);
+        apps.push_back(app);
+        m_comms.push_back(comms);
+    }
+    return apps;
+}
+
+Ptr<RoceCommunicator>
+RoceJobHelper::GetCommunicator(uint32_t i, uint32_t c) const
+{
+    NS_ABORT_MSG_IF(i >= m_comms.size() || c >= m_comms[i].size(),
+                    "RoceJobHelper::GetCommunicator: no communicator " << c << " of job " << i);
+    return m_comms[i][c];
+}
+
+void
+RoceJobHelper::PrintTable(std::ostream& os, const std::vector<Ptr<RoceJobApp>>& apps)
+{
+    for (const Ptr<RoceJobApp>& app : apps)
+    {
+        app->PrintTable(os);
+    }
+}
+
+void
+RoceJobHelper::WriteJson(std::ostream& os, const std::vector<Ptr<RoceJobApp>>& apps)
+{
+    os << "{\n  \"jobs\": [";
+    for (size_t i = 0; i < apps.size(); ++i)
+    {
+        os << (i ? ",\n    " : "\n    ");
+        apps[i]->WriteJson(os);
+    }
+    os << (apps.empty() ? "]" : "\n  ]") << "\n}\n";
+}
+
+} // namespace ns3
