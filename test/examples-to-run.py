@@ -33,6 +33,10 @@ cpp_examples = [
     ("rocev2-nvlink-transfer --pattern=all-to-all --size=1MB", "True", "False"),
     ("rocev2-nvlink-transfer --pattern=ring --gpus=4 --size=3MB --rate=2400Gbps", "True", "False"),
     ("rocev2-victim-flow --cc=dcqcn --size=1000000 --victim-size=10000000 --warmup=100us", "True", "False"),
+    ("rocev2-ai-zone-allreduce --gpus=16 --sizes=1M,4M", "True", "False"),
+    ("rocev2-ai-zone-allreduce --gpus=16 --op=alltoall --sizes=4M --qps=2 --qp-mode=rr", "True", "False"),
+    ("rocev2-ai-zone-allreduce --gpus=8 --op=broadcast --sizes=1M", "True", "False"),
+    ("rocev2-ai-zone-allreduce --gpus=32 --op=allgather --sizes=2M --placement=fragmented --fabric-gpus=64", "True", "False"),
 ]
 
 # A list of Python examples to run in order to ensure that they remain
