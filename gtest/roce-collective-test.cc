@@ -37,6 +37,13 @@ namespace
 /** GPUs in the fabric: one rack of two 8-GPU servers. */
 constexpr uint32_t ZONE_GPUS = 16;
 
+/**
+ * Simulated time after which a run counts as not finished. The largest run
+ * here (1 MiB over 4 GPUs of one server) needs tens of microseconds; a
+ * collective that cannot finish must not hang the test.
+ */
+constexpr uint32_t LIMIT_MS = 10;
+
 /** \return the smallest AI Zone: one rack, two servers of 8 GPUs */
 RoceAiZone
 SmallZone()
@@ -88,6 +95,7 @@ RunCollective(RoceCollective::Op op,
     c->SetAttribute("Root", UintegerValue(root));
     c->SetCommunicator(coll.CreateCommunicator(zone, FirstGpus(ranks)));
     Simulator::ScheduleNow([=]() { c->Start(op, algo, bytes); });
+    Simulator::Stop(MilliSeconds(LIMIT_MS));
     Simulator::Run();
     const bool finished = !c->IsRunning() && c->GetFinishTime() > c->GetStartTime();
     Simulator::Destroy();
@@ -109,6 +117,7 @@ RunApp(const std::function<void(RoceCollectiveHelper&)>& tweak,
     tweak(coll);
     Ptr<RoceCommunicator> comm = coll.CreateCommunicator(zone, FirstGpus(ranks));
     Ptr<RoceCollectiveApp> app = coll.Install(comm, sizes);
+    Simulator::Stop(MilliSeconds(LIMIT_MS));
     Simulator::Run();
     const bool finished = app->IsFinished();
     Simulator::Destroy();
@@ -230,10 +239,12 @@ TEST(CollectiveDeathTest, StartWhileRunning)
             // 1 ns later the 1 MiB allreduce is far from done (a copy alone takes longer).
             Simulator::Schedule(NanoSeconds(1), second);
         }
+        Simulator::Stop(MilliSeconds(LIMIT_MS));
         Simulator::Run();
         if (runBetween)
         {
             Simulator::ScheduleNow(second);
+            Simulator::Stop(MilliSeconds(LIMIT_MS));
             Simulator::Run();
         }
         const bool finished = !c->IsRunning();
@@ -334,6 +345,7 @@ TEST(CollectiveDeathTest, NoSizes)
         Ptr<RoceCollectiveApp> app = CreateObject<RoceCollectiveApp>();
         app->SetCommunicator(comm);
         comm->GetRank(0).nic->GetNode()->AddApplication(app);
+        Simulator::Stop(MilliSeconds(LIMIT_MS));
         Simulator::Run();
         Simulator::Destroy();
     };
