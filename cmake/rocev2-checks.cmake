@@ -141,6 +141,30 @@ rocev2_add_zone_abort_check(placement "--placement=packed is unknown (contiguous
 rocev2_add_zone_abort_check(job-too-large "n=128 exceeds the 64 free GPUs" --gpus=64 --job=128)
 rocev2_add_zone_abort_check(dot-too-large "the fabric has 208 nodes" --gpus=1024 --dot=zone.dot)
 
+# Input to the collective example: the example, the collective helper and the
+# collective name what is wrong, with the value given.
+set(_rocev2_coll ${CMAKE_BINARY_DIR}/examples/rocev2-ai-zone-allreduce)
+function(rocev2_add_coll_abort_check name expect)
+  _rocev2_abort_check(collective-${name} "${expect}" ${_rocev2_coll} --gpus=16 --sizes=64K ${ARGN})
+endfunction()
+rocev2_add_coll_abort_check(op
+  "unknown operation 'gather' (known: allreduce, allgather, reducescatter, alltoall, broadcast)"
+  --op=gather)
+rocev2_add_coll_abort_check(algo "unknown algorithm 'butterfly' (known: ring, direct, tree, hd, hier)" --algo=butterfly)
+rocev2_add_coll_abort_check(sizes "--sizes=abc is not a byte count (e.g. 1000000 or 1MB)"
+  --sizes=1M,abc)
+rocev2_add_coll_abort_check(gpus-zero "--gpus=0: a job needs at least one rank" --gpus=0)
+rocev2_add_coll_abort_check(gpus-too-many "--gpus=40 ranks but the fabric has --fabric-gpus=32"
+  --gpus=40 --fabric-gpus=32)
+rocev2_add_coll_abort_check(placement "--placement=packed is unknown (contiguous, fragmented or random)"
+  --placement=packed)
+# AllGather's size is the gathered buffer: each of the p ranks owns size / p.
+rocev2_add_coll_abort_check(allgather-not-multiple
+  "allgather size 1000 is not a multiple of the 3 ranks (each rank's share is size / ranks)"
+  --op=allgather --gpus=3 --sizes=1000)
+rocev2_add_coll_abort_check(qp-mode "ns3::RoceCommunicator::QpMode=xyz is not accepted (valid: split|rr)"
+  --qp-mode=xyz)
+
 # The fabric picture is a graph graphviz renders (k=4 fat-tree and a rail zone).
 find_program(ROCEV2_DOT dot)
 if(ROCEV2_DOT)

@@ -65,7 +65,10 @@ main(int argc, char* argv[])
     cmd.AddValue("oversub", "CTSW:ATSW oversubscription (3 tiers)", oversub);
     cmd.AddValue("rail", "1: rail-optimised fabric", rail);
     cmd.AddValue("op", "allreduce, allgather, reducescatter, alltoall or broadcast", op);
-    cmd.AddValue("algo", "ring (alltoall: direct); empty: the operation's default", algo);
+    cmd.AddValue("algo",
+                 "ring, tree, hd or hier (allreduce), ring or tree (broadcast), direct (alltoall); "
+                 "empty: ring (alltoall: direct)",
+                 algo);
     cmd.AddValue("sizes", "Comma list of sizes (1M = 2^20 B, as nccl-tests)", sizes);
     cmd.AddValue("qps", "Queue pairs per connection", qps);
     cmd.AddValue("qp-mode", "split (each message over all QPs) or rr (round-robin)", qpMode);

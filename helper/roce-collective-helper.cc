@@ -5,10 +5,44 @@
 #include "roce-collective-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/enum.h"
 #include "ns3/node.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace ns3
 {
+
+namespace
+{
+
+/**
+ * Set an attribute of a factory. ns-3's own refusal names the attribute but
+ * not the value, so check it here and name both, and what is accepted.
+ */
+void
+SetChecked(ObjectFactory& factory, const std::string& name, const AttributeValue& value)
+{
+    const TypeId tid = factory.GetTypeId();
+    TypeId::AttributeInformation info;
+    NS_ABORT_MSG_IF(!tid.LookupAttributeByName(name, &info),
+                    "RoceCollectiveHelper: " << tid.GetName() << " has no attribute " << name);
+    if (!info.checker->CreateValidValue(value))
+    {
+        // An EnumValue prints its name only through a checker that knows it.
+        const auto* e = dynamic_cast<const EnumValue*>(&value);
+        const std::string text =
+            e ? std::to_string(e->Get()) : value.SerializeToString(info.checker);
+        NS_ABORT_MSG("RoceCollectiveHelper: "
+                     << tid.GetName() << "::" << name << "=" << text << " is not accepted (valid: "
+                     << info.checker->GetUnderlyingTypeInformation() << ")");
+    }
+    factory.Set(name, value);
+}
+
+} // namespace
 
 RoceCollectiveHelper::RoceCollectiveHelper()
 {
@@ -20,7 +54,7 @@ RoceCollectiveHelper::RoceCollectiveHelper()
 void
 RoceCollectiveHelper::SetCommunicatorAttribute(std::string name, const AttributeValue& value)
 {
-    m_comm.Set(name, value);
+    SetChecked(m_comm, name, value);
 }
 
 void
@@ -32,13 +66,13 @@ RoceCollectiveHelper::SetQpAttribute(std::string name, const AttributeValue& val
 void
 RoceCollectiveHelper::SetCollectiveAttribute(std::string name, const AttributeValue& value)
 {
-    m_collective.Set(name, value);
+    SetChecked(m_collective, name, value);
 }
 
 void
 RoceCollectiveHelper::SetAppAttribute(std::string name, const AttributeValue& value)
 {
-    m_app.Set(name, value);
+    SetChecked(m_app, name, value);
 }
 
 Ptr<RoceCommunicator>
@@ -53,11 +87,18 @@ RoceCollectiveHelper::CreateCommunicator(const RoceAiZone& zone, const std::vect
     {
         comm->SetQpAttribute(name, *value);
     }
+    std::vector<uint32_t> rankOf(zone.GetNGpus(), UINT32_MAX);
     for (uint32_t g : gpus)
     {
         NS_ABORT_MSG_IF(g >= zone.GetNGpus(),
                         "RoceCollectiveHelper: GPU " << g << " is not in the fabric ("
                                                      << zone.GetNGpus() << " GPUs)");
+        const uint32_t rank = comm->GetNRanks();
+        NS_ABORT_MSG_IF(rankOf[g] != UINT32_MAX,
+                        "RoceCollectiveHelper: GPU " << g << " is rank " << rankOf[g]
+                                                     << " and again rank " << rank
+                                                     << " (a GPU is one rank)");
+        rankOf[g] = rank;
         comm->AddRank(zone.GetNic(g), zone.GetNvlink(g), zone.GetLocalGpu(g));
     }
     return comm;
@@ -67,6 +108,8 @@ Ptr<RoceCollectiveApp>
 RoceCollectiveHelper::Install(Ptr<RoceCommunicator> comm, const std::vector<uint64_t>& sizes)
 {
     NS_ABORT_MSG_IF(!comm || comm->GetNRanks() == 0, "RoceCollectiveHelper::Install: no ranks");
+    NS_ABORT_MSG_IF(sizes.empty(),
+                    "RoceCollectiveHelper::Install: no sizes to run (sizes is empty)");
     Ptr<RoceCollectiveApp> app = m_app.Create<RoceCollectiveApp>();
     app->SetCommunicator(comm);
     app->SetSizes(sizes);

@@ -111,7 +111,7 @@ RoceCollectiveApp::StartApplication()
         m_algoName = op == RoceCollective::ALL_TO_ALL ? "direct" : "ring";
     }
     RoceCollective::AlgorithmByName(m_algoName);
-    NS_ABORT_MSG_IF(m_sizes.empty(), "RoceCollectiveApp: no sizes to run");
+    NS_ABORT_MSG_IF(m_sizes.empty(), "RoceCollectiveApp: no sizes to run (SetSizes got none)");
     m_sizeIndex = 0;
     m_iteration = 0;
     m_counted = Time(0);

@@ -205,10 +205,14 @@ void
 RoceCollective::Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done)
 {
     NS_ABORT_MSG_IF(!m_comm, "RoceCollective::Start: no communicator");
-    NS_ABORT_MSG_IF(m_running, "RoceCollective::Start: the previous operation is still running");
+    const std::string name = GetOpName(op);
+    NS_ABORT_MSG_IF(m_running,
+                    "RoceCollective::Start: " << name << " of size " << bytes << " while the "
+                                              << GetOpName(m_op) << " of size " << m_bytes
+                                              << " started at " << m_start.As(Time::US)
+                                              << " is still running (one operation at a time)");
     const uint32_t p = m_comm->GetNRanks();
     NS_ABORT_MSG_IF(p == 0, "RoceCollective::Start: the communicator has no ranks");
-    const std::string name = GetOpName(op);
     const bool known = algo == RING     ? op != ALL_TO_ALL
                        : algo == DIRECT ? op == ALL_TO_ALL
                        : algo == TREE   ? op == ALL_REDUCE || op == BROADCAST
@@ -230,7 +234,7 @@ RoceCollective::Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done
                             << s << " holds " << m_comm->GetServerRanks(s).size()
                             << " and server 0 " << m_comm->GetServerRanks(0).size());
     }
-    NS_ABORT_MSG_IF(bytes == 0, "RoceCollective: " << name << " of size 0");
+    NS_ABORT_MSG_IF(bytes == 0, "RoceCollective: " << name << " size 0 (must be > 0)");
     NS_ABORT_MSG_IF(op == ALL_REDUCE && bytes < p,
                     "RoceCollective: allreduce size " << bytes << " is less than the " << p
                                                       << " ranks (a ring needs a byte per rank)");
