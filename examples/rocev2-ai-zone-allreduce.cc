@@ -18,6 +18,7 @@
  * finish.
  */
 #include "rocev2-example-args.h"
+#include "rocev2-job-run.h"
 
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
@@ -52,6 +53,7 @@ main(int argc, char* argv[])
     uint32_t iters = 1;
     uint32_t warmup = 0;
     uint32_t seed = 1;
+    std::string jobFile;
     std::string json;
 
     CommandLine cmd(__FILE__);
@@ -64,7 +66,7 @@ main(int argc, char* argv[])
     cmd.AddValue("uplinks", "Uplinks per RTSW (16: non-blocking)", uplinks);
     cmd.AddValue("oversub", "CTSW:ATSW oversubscription (3 tiers)", oversub);
     cmd.AddValue("rail", "1: rail-optimised fabric", rail);
-    cmd.AddValue("op", "allreduce, allgather, reducescatter, alltoall or broadcast", op);
+    cmd.AddValue("op", "allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv", op);
     cmd.AddValue("algo",
                  "ring, tree, hd or hier (allreduce), ring or tree (broadcast), direct (alltoall); "
                  "empty: ring (alltoall: direct)",
@@ -80,10 +82,24 @@ main(int argc, char* argv[])
     cmd.AddValue("iters", "Counted iterations per size", iters);
     cmd.AddValue("warmup", "Uncounted iterations per size before them", warmup);
     cmd.AddValue("seed", "Run number (RngRun): ECMP seeds and random placement", seed);
+    cmd.AddValue("job",
+                 "Run the training jobs of this JSON file instead (roce-job-helper.h); the "
+                 "fabric flags --fabric-gpus, --uplinks, --channels, --chunk and --cc apply",
+                 jobFile);
     cmd.AddValue("json", "Write the results as JSON to this file", json);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(seed == 0, "--seed=0 (must be at least 1)");
     RngSeedManager::SetRun(seed);
+    if (!jobFile.empty())
+    {
+        return RoceExampleJobs::RunJobFile(jobFile,
+                                           json,
+                                           fabricGpus,
+                                           uplinks,
+                                           channels,
+                                           RoceExampleArgs::ParseBytes("chunk", chunk),
+                                           cc);
+    }
 
     std::vector<uint64_t> sizeList;
     for (const std::string& s : RoceSpecList::Split(sizes))

@@ -17,6 +17,8 @@
  * (and their contrib/rocev2), so the sample files are found from a build
  * folder or an ns-3 tree. Exits 1 if a job did not finish.
  */
+#include "rocev2-job-run.h"
+
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/rocev2-module.h"
@@ -25,34 +27,6 @@
 #include <iostream>
 
 using namespace ns3;
-
-namespace
-{
-
-/** \return path, or the first of ../path, ../contrib/rocev2/path, ... that exists */
-std::string
-FindJobFile(const std::string& path)
-{
-    if (path.empty() || path[0] == '/' || std::ifstream(path).good())
-    {
-        return path;
-    }
-    std::string up;
-    for (int i = 0; i < 6; ++i)
-    {
-        for (const std::string& dir : {up, up + "contrib/rocev2/"})
-        {
-            if (std::ifstream(dir + path).good())
-            {
-                return dir + path;
-            }
-        }
-        up += "../";
-    }
-    return path;
-}
-
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -78,58 +52,5 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(jobFile.empty(), "--job=FILE is required");
 
-    const std::string path = FindJobFile(jobFile);
-    const std::vector<RoceJobHelper::JobSpec> jobs = RoceJobHelper::Read(path);
-    const uint32_t needed = RoceJobHelper::GetGpusNeeded(jobs);
-    if (fabricGpus == 0)
-    {
-        fabricGpus = (needed + 15) / 16 * 16;
-    }
-    NS_ABORT_MSG_IF(needed > fabricGpus,
-                    path << ": the jobs need " << needed
-                         << " GPUs but --fabric-gpus=" << fabricGpus);
-
-    RoceAiZoneHelper zoneHelper;
-    zoneHelper.SetTiers(2);
-    zoneHelper.SetGpus(fabricGpus);
-    zoneHelper.SetUplinks(uplinks);
-    zoneHelper.SetCtsws(std::min<uint32_t>(16, uplinks));
-    if (cc == "dcqcn")
-    {
-        zoneHelper.GetRoceHelper().SetDcqcnPreset("nvidia-cx");
-        zoneHelper.SetEcnForDcqcnPreset("nvidia-cx");
-    }
-    else
-    {
-        zoneHelper.GetRoceHelper().SetCongestionControl(cc);
-    }
-    RoceAiZone fabric = zoneHelper.Build();
-
-    RoceJobHelper helper;
-    helper.SetCollectiveAttribute("Channels", UintegerValue(channels));
-    helper.SetCollectiveAttribute("ChunkSize", UintegerValue(chunk));
-    std::vector<Ptr<RoceJobApp>> apps = helper.Install(fabric, jobs);
-
-    std::cout << "rocev2-ai-zone-job: " << jobs.size() << " job(s) from " << path << " on "
-              << fabric.GetNGpus() << " GPUs (" << needed << " used), 2 tiers, " << uplinks
-              << " uplinks; " << channels << " channels, cc " << cc << "\n";
-    Simulator::Run();
-    RoceJobHelper::PrintTable(std::cout, apps);
-    if (!json.empty())
-    {
-        std::ofstream out(json);
-        RoceJobHelper::WriteJson(out, apps);
-    }
-    bool finished = true;
-    for (const Ptr<RoceJobApp>& app : apps)
-    {
-        finished = finished && app->IsFinished();
-    }
-    Simulator::Destroy();
-    if (!finished)
-    {
-        std::cerr << "rocev2-ai-zone-job: a job did not finish\n";
-        return 1;
-    }
-    return 0;
+    return RoceExampleJobs::RunJobFile(jobFile, json, fabricGpus, uplinks, channels, chunk, cc);
 }

@@ -454,22 +454,35 @@ class JobReader
             Fail(op, Field(op) + " = " + Short(opv) + ": unknown op (known: " + known + ")");
         }
         // algo
-        spec.algo =
-            spec.op == RoceCollective::ALL_TO_ALL ? RoceCollective::DIRECT : RoceCollective::RING;
+        spec.algo = RoceCollective::DefaultAlgorithm(spec.op);
         if (s.contains("algo"))
         {
             const std::string ap = pointer + "/algo";
             const Json& a = s["algo"];
-            const std::string want = spec.op == RoceCollective::ALL_TO_ALL ? "direct" : "ring";
-            if (!a.is_string() || (a != "ring" && a != "direct"))
+            bool known = false;
+            for (auto algo : {RoceCollective::RING,
+                              RoceCollective::DIRECT,
+                              RoceCollective::TREE,
+                              RoceCollective::HALVING_DOUBLING,
+                              RoceCollective::HIERARCHICAL})
             {
-                Fail(ap, Field(ap) + " = " + Short(a) + ": unknown algo (known: ring, direct)");
+                if (a.is_string() && a == RoceCollective::GetAlgorithmName(algo))
+                {
+                    spec.algo = algo;
+                    known = true;
+                }
             }
-            if (a != want)
+            if (!known)
+            {
+                Fail(ap,
+                     Field(ap) + " = " + Short(a) +
+                         ": unknown algo (known: ring, direct, tree, hd, hier)");
+            }
+            if (!RoceCollective::HasAlgorithm(spec.op, spec.algo))
             {
                 Fail(ap,
                      Field(ap) + " = " + Short(a) + ": " + RoceCollective::GetOpName(spec.op) +
-                         " has no such algorithm (alltoall: direct; the others: ring)");
+                         " has no such algorithm (" + RoceCollective::GetAlgorithmTable() + ")");
             }
         }
         // comm

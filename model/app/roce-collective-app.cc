@@ -28,7 +28,7 @@ RoceCollectiveApp::GetTypeId()
             .SetGroupName("Rocev2")
             .AddConstructor<RoceCollectiveApp>()
             .AddAttribute("Operation",
-                          "allreduce, allgather, reducescatter, alltoall or broadcast",
+                          "allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv",
                           StringValue("allreduce"),
                           MakeStringAccessor(&RoceCollectiveApp::m_opName),
                           MakeStringChecker())
@@ -108,7 +108,7 @@ RoceCollectiveApp::StartApplication()
     const RoceCollective::Op op = RoceCollective::OpByName(m_opName);
     if (m_algoName.empty())
     {
-        m_algoName = op == RoceCollective::ALL_TO_ALL ? "direct" : "ring";
+        m_algoName = RoceCollective::GetAlgorithmName(RoceCollective::DefaultAlgorithm(op));
     }
     RoceCollective::AlgorithmByName(m_algoName);
     NS_ABORT_MSG_IF(m_sizes.empty(), "RoceCollectiveApp: no sizes to run (SetSizes got none)");

@@ -97,15 +97,16 @@ RoceCollective::GetCommunicator() const
 RoceCollective::Op
 RoceCollective::OpByName(const std::string& name)
 {
-    for (Op op : {ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST})
+    for (Op op : {ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST, SEND_RECV})
     {
         if (GetOpName(op) == name)
         {
             return op;
         }
     }
-    NS_ABORT_MSG("RoceCollective: unknown operation '"
-                 << name << "' (known: allreduce, allgather, reducescatter, alltoall, broadcast)");
+    NS_ABORT_MSG(
+        "RoceCollective: unknown operation '"
+        << name << "' (known: allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv)");
     return ALL_REDUCE;
 }
 
@@ -124,6 +125,8 @@ RoceCollective::GetOpName(Op op)
         return "alltoall";
     case BROADCAST:
         return "broadcast";
+    case SEND_RECV:
+        return "sendrecv";
     }
     return "?";
 }
@@ -162,6 +165,36 @@ RoceCollective::GetAlgorithmName(Algorithm algo)
     return "?";
 }
 
+bool
+RoceCollective::HasAlgorithm(Op op, Algorithm algo)
+{
+    const bool direct = op == ALL_TO_ALL || op == SEND_RECV;
+    switch (algo)
+    {
+    case RING:
+        return !direct;
+    case DIRECT:
+        return direct;
+    case TREE:
+        return op == ALL_REDUCE || op == BROADCAST;
+    default:
+        return op == ALL_REDUCE;
+    }
+}
+
+RoceCollective::Algorithm
+RoceCollective::DefaultAlgorithm(Op op)
+{
+    return op == ALL_TO_ALL || op == SEND_RECV ? DIRECT : RING;
+}
+
+std::string
+RoceCollective::GetAlgorithmTable()
+{
+    return "allreduce: ring, tree, hd, hier; broadcast: ring, tree; allgather, "
+           "reducescatter: ring; alltoall, sendrecv: direct";
+}
+
 double
 RoceCollective::BusBandwidthFactor(Op op, uint32_t ranks)
 {
@@ -171,6 +204,7 @@ RoceCollective::BusBandwidthFactor(Op op, uint32_t ranks)
     case ALL_REDUCE:
         return 2 * (p - 1) / p;
     case BROADCAST:
+    case SEND_RECV:
         return 1;
     default:
         return (p - 1) / p;
@@ -213,15 +247,9 @@ RoceCollective::Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done
                                               << " is still running (one operation at a time)");
     const uint32_t p = m_comm->GetNRanks();
     NS_ABORT_MSG_IF(p == 0, "RoceCollective::Start: the communicator has no ranks");
-    const bool known = algo == RING     ? op != ALL_TO_ALL
-                       : algo == DIRECT ? op == ALL_TO_ALL
-                       : algo == TREE   ? op == ALL_REDUCE || op == BROADCAST
-                                        : op == ALL_REDUCE;
-    NS_ABORT_MSG_IF(!known,
+    NS_ABORT_MSG_IF(!HasAlgorithm(op, algo),
                     "RoceCollective: " << name << " has no " << GetAlgorithmName(algo)
-                                       << " algorithm (allreduce: ring, tree, hd, hier; "
-                                          "broadcast: ring, tree; allgather, reducescatter: "
-                                          "ring; alltoall: direct)");
+                                       << " algorithm (" << GetAlgorithmTable() << ")");
     NS_ABORT_MSG_IF(algo == HALVING_DOUBLING && (p & (p - 1)) != 0,
                     "RoceCollective: hd needs a power-of-two number of ranks (partners at "
                     "distance p/2, p/4, ..., 1), not "
@@ -445,19 +473,22 @@ void
 RoceCollective::StartDirect()
 {
     const uint32_t p = m_comm->GetNRanks();
-    const uint64_t per = m_bytes / p; // to each peer
+    // AllToAll: S/p to each of the p - 1 others; SendRecv: S to the next rank.
+    const bool p2p = m_op == SEND_RECV;
+    const uint64_t per = p2p ? m_bytes : m_bytes / p;
+    const uint32_t peers = p2p ? 1 : p - 1;
     const uint64_t chunks = (per + m_chunkSize - 1) / m_chunkSize;
     for (uint32_t r = 0; r < p; ++r)
     {
-        m_sendsLeft[r] = (p - 1) * chunks;
-        m_recvsLeft[r] = (p - 1) * chunks;
+        m_sendsLeft[r] = peers * chunks;
+        m_recvsLeft[r] = peers * chunks;
     }
     // Peers in the order r + 1, r + 2, ..., so that at any moment every rank
     // sends to a different one.
     for (uint32_t k = 0; k < chunks; ++k)
     {
         const uint64_t bytes = per / chunks + (k < per % chunks ? 1 : 0);
-        for (uint32_t i = 1; i < p; ++i)
+        for (uint32_t i = 1; i <= peers; ++i)
         {
             for (uint32_t r = 0; r < p; ++r)
             {

@@ -43,7 +43,9 @@ namespace ns3
  *
  * *Direct* (AllToAll): every rank sends S/p to every other rank at once,
  * each in chunks of at most ChunkSize, from its own NIC to the peer's (or in
- * the scale-up domain).
+ * the scale-up domain). SendRecv (point-to-point, for pipeline parallelism,
+ * as nccl-tests' sendrecv): every rank sends S to the next rank and receives
+ * S from the previous one, in chunks, at once.
  *
  * *Tree*, *hd* and *hier* (RoceCollectiveSchedule): the builder of the
  * algorithm lists every chunk transfer of the operation and which arrivals
@@ -77,6 +79,7 @@ class RoceCollective : public Object
         REDUCE_SCATTER,
         ALL_TO_ALL,
         BROADCAST,
+        SEND_RECV, //!< point-to-point: rank r sends S to rank r + 1 (mod p), as pipeline stages do
     };
 
     /** Algorithms. */
@@ -120,20 +123,32 @@ class RoceCollective : public Object
     /** \param r a rank \return when it finished the last operation */
     Time GetRankFinishTime(uint32_t r) const;
 
-    /** \param name allreduce, allgather, reducescatter, alltoall or broadcast \return the op
-     *  (aborts with the known names otherwise) */
+    /** \param name allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv \return the
+     * op (aborts with the known names otherwise) */
     static Op OpByName(const std::string& name);
     /** \param op an op \return its name */
     static std::string GetOpName(Op op);
     /** \param name ring, direct, tree, hd or hier \return the algorithm (aborts with the known
      *  names otherwise) */
     static Algorithm AlgorithmByName(const std::string& name);
+    /**
+     * \param op an op \param algo an algorithm
+     * \return true if the op has that algorithm (AllReduce: ring, tree, hd,
+     *         hier; Broadcast: ring, tree; AllGather, ReduceScatter: ring;
+     *         AllToAll, SendRecv: direct)
+     */
+    static bool HasAlgorithm(Op op, Algorithm algo);
+    /** \return the default algorithm of an op (direct for AllToAll and SendRecv, else ring) */
+    static Algorithm DefaultAlgorithm(Op op);
+    /** \return which algorithms each op has, as the refusals print it */
+    static std::string GetAlgorithmTable();
     /** \param algo an algorithm \return its name */
     static std::string GetAlgorithmName(Algorithm algo);
     /**
      * \param op an op \param ranks p
      * \return nccl-tests' bus bandwidth factor: 2(p-1)/p for AllReduce,
-     *         (p-1)/p for AllGather, ReduceScatter and AllToAll, 1 for Broadcast
+     *         (p-1)/p for AllGather, ReduceScatter and AllToAll, 1 for
+     *         Broadcast and SendRecv
      */
     static double BusBandwidthFactor(Op op, uint32_t ranks);
 

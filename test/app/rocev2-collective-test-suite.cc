@@ -54,7 +54,7 @@ AllGpus(const RoceAiZone& z)
  * Bytes per rank, for each operation on 2 servers x 4 GPUs (p = 8 ranks, 2
  * channels, chunks smaller than a slice): a rank receives 2(p-1)/p S
  * (AllReduce), (p-1)/p S (AllGather, ReduceScatter, AllToAll) or S
- * (Broadcast, except the root: 0), and all ranks together send what they
+ * (Broadcast, except the root: 0; SendRecv), and all ranks together send what they
  * receive. A ring crosses a NIC only between servers: per channel 2 of its 8
  * edges, each carrying what a ring edge carries, 2(p-1) S_c / p for
  * AllReduce; AllToAll sends S/p to each of the 4 ranks of the other server.
@@ -76,7 +76,8 @@ class CollectiveBytesTestCase : public TestCase
                         RoceCollective::ALL_GATHER,
                         RoceCollective::REDUCE_SCATTER,
                         RoceCollective::ALL_TO_ALL,
-                        RoceCollective::BROADCAST})
+                        RoceCollective::BROADCAST,
+                        RoceCollective::SEND_RECV})
         {
             RoceAiZone z = SmallZone(2, 4);
             Ptr<RoceCommunicator> comm = RoceCollectiveHelper().CreateCommunicator(z, AllGpus(z));
@@ -86,11 +87,9 @@ class CollectiveBytesTestCase : public TestCase
             coll->SetAttribute("Root", UintegerValue(3));
             coll->SetCommunicator(comm);
             bool done = false;
-            coll->Start(op,
-                        op == RoceCollective::ALL_TO_ALL ? RoceCollective::DIRECT
-                                                         : RoceCollective::RING,
-                        S,
-                        Callback<void>([&done]() { done = true; }));
+            coll->Start(op, RoceCollective::DefaultAlgorithm(op), S, Callback<void>([&done]() {
+                            done = true;
+                        }));
             Simulator::Run();
             const std::string name = RoceCollective::GetOpName(op);
             NS_TEST_EXPECT_MSG_EQ(done, true, name << " finished");
@@ -106,6 +105,11 @@ class CollectiveBytesTestCase : public TestCase
                 // The chain from the root skips only the ring edge into the
                 // root, a server crossing only if the root (GPU 3) entered its
                 // server in that channel (channel c enters at GPU c: never).
+                expect = S;
+                nic = 2 * S;
+                break;
+            case RoceCollective::SEND_RECV:
+                // Rank r to r + 1: ranks 3 -> 4 and 7 -> 0 cross servers.
                 expect = S;
                 nic = 2 * S;
                 break;
@@ -134,7 +138,9 @@ class CollectiveBytesTestCase : public TestCase
             // QPs; AllToAll uses every GPU's own NIC.
             for (uint32_t g = 0; g < p; ++g)
             {
-                const bool used = op == RoceCollective::ALL_TO_ALL || g % 4 < 2;
+                const bool used =
+                    op == RoceCollective::ALL_TO_ALL ||
+                    (op == RoceCollective::SEND_RECV ? g % 4 == 3 || g % 4 == 0 : g % 4 < 2);
                 const bool hasQps = z.GetNic(g)->GetNQps() > 0;
                 NS_TEST_EXPECT_MSG_EQ(hasQps, used, name << " NIC of GPU " << g);
             }

@@ -1,0 +1,123 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Running a JSON job file on the smallest AI Zone that holds it: shared by
+ * rocev2-ai-zone-job and rocev2-ai-zone-allreduce --job=FILE.
+ */
+#ifndef ROCEV2_JOB_RUN_H
+#define ROCEV2_JOB_RUN_H
+
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/rocev2-module.h"
+
+#include <fstream>
+#include <iostream>
+#include <string>
+
+namespace ns3
+{
+namespace RoceExampleJobs
+{
+
+/** \return path, or the first of ../path, ../contrib/rocev2/path, ... that exists */
+inline std::string
+FindJobFile(const std::string& path)
+{
+    if (path.empty() || path[0] == '/' || std::ifstream(path).good())
+    {
+        return path;
+    }
+    std::string up;
+    for (int i = 0; i < 6; ++i)
+    {
+        for (const std::string& dir : {up, up + "contrib/rocev2/"})
+        {
+            if (std::ifstream(dir + path).good())
+            {
+                return dir + path;
+            }
+        }
+        up += "../";
+    }
+    return path;
+}
+
+/**
+ * \brief Build the fabric, install the jobs of a file, run them and print
+ * their tables (and JSON).
+ * \param jobFile the job file \param json JSON output file, or empty
+ * \param fabricGpus GPUs of the fabric (0: the smallest that holds the jobs)
+ * \param uplinks uplinks per RTSW \param channels channels of every collective
+ * \param chunk largest message of a step \param cc congestion control
+ * \return the exit status: 0, or 1 if a job did not finish
+ */
+inline int
+RunJobFile(const std::string& jobFile,
+           const std::string& json,
+           uint32_t fabricGpus,
+           uint32_t uplinks,
+           uint32_t channels,
+           uint64_t chunk,
+           const std::string& cc)
+{
+    const std::string path = FindJobFile(jobFile);
+    const std::vector<RoceJobHelper::JobSpec> jobs = RoceJobHelper::Read(path);
+    const uint32_t needed = RoceJobHelper::GetGpusNeeded(jobs);
+    if (fabricGpus == 0)
+    {
+        fabricGpus = (needed + 15) / 16 * 16;
+    }
+    NS_ABORT_MSG_IF(needed > fabricGpus,
+                    path << ": the jobs need " << needed
+                         << " GPUs but --fabric-gpus=" << fabricGpus);
+
+    RoceAiZoneHelper zoneHelper;
+    zoneHelper.SetTiers(2);
+    zoneHelper.SetGpus(fabricGpus);
+    zoneHelper.SetUplinks(uplinks);
+    zoneHelper.SetCtsws(std::min<uint32_t>(16, uplinks));
+    if (cc == "dcqcn")
+    {
+        zoneHelper.GetRoceHelper().SetDcqcnPreset("nvidia-cx");
+        zoneHelper.SetEcnForDcqcnPreset("nvidia-cx");
+    }
+    else
+    {
+        zoneHelper.GetRoceHelper().SetCongestionControl(cc);
+    }
+    RoceAiZone fabric = zoneHelper.Build();
+
+    RoceJobHelper helper;
+    helper.SetCollectiveAttribute("Channels", UintegerValue(channels));
+    helper.SetCollectiveAttribute("ChunkSize", UintegerValue(chunk));
+    std::vector<Ptr<RoceJobApp>> apps = helper.Install(fabric, jobs);
+
+    std::cout << "rocev2-ai-zone-job: " << jobs.size() << " job(s) from " << path << " on "
+              << fabric.GetNGpus() << " GPUs (" << needed << " used), 2 tiers, " << uplinks
+              << " uplinks; " << channels << " channels, cc " << cc << "\n";
+    Simulator::Run();
+    RoceJobHelper::PrintTable(std::cout, apps);
+    if (!json.empty())
+    {
+        std::ofstream out(json);
+        RoceJobHelper::WriteJson(out, apps);
+    }
+    bool finished = true;
+    for (const Ptr<RoceJobApp>& app : apps)
+    {
+        finished = finished && app->IsFinished();
+    }
+    Simulator::Destroy();
+    if (!finished)
+    {
+        std::cerr << "rocev2-ai-zone-job: a job did not finish\n";
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace RoceExampleJobs
+} // namespace ns3
+
+#endif // ROCEV2_JOB_RUN_H
