@@ -148,7 +148,7 @@ function(rocev2_add_coll_abort_check name expect)
   _rocev2_abort_check(collective-${name} "${expect}" ${_rocev2_coll} --gpus=16 --sizes=64K ${ARGN})
 endfunction()
 rocev2_add_coll_abort_check(op
-  "unknown operation 'gather' (known: allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv)"
+  "unknown operation 'gather' (known: allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv, alltoallv)"
   --op=gather)
 rocev2_add_coll_abort_check(algo "unknown algorithm 'butterfly' (known: ring, direct, tree, hd, hier)" --algo=butterfly)
 rocev2_add_coll_abort_check(sizes "--sizes=abc is not a byte count (e.g. 1000000 or 1MB)"

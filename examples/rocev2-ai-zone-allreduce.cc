@@ -66,7 +66,9 @@ main(int argc, char* argv[])
     cmd.AddValue("uplinks", "Uplinks per RTSW (16: non-blocking)", uplinks);
     cmd.AddValue("oversub", "CTSW:ATSW oversubscription (3 tiers)", oversub);
     cmd.AddValue("rail", "1: rail-optimised fabric", rail);
-    cmd.AddValue("op", "allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv", op);
+    cmd.AddValue("op",
+                 "allreduce, allgather, reducescatter, alltoall, alltoallv, broadcast or sendrecv",
+                 op);
     cmd.AddValue("algo",
                  "ring, tree, hd or hier (allreduce), ring or tree (broadcast), direct (alltoall); "
                  "empty: ring (alltoall: direct)",

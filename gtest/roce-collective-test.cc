@@ -186,10 +186,15 @@ TEST(CollectiveDeathTest, UnknownOperation)
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_DEATH(RunApp(OpAlgo("gather", ""), {4096}),
                  "unknown operation 'gather' \\(known: allreduce, allgather, reducescatter, "
-                 "alltoall, broadcast, sendrecv\\)");
+                 "alltoall, broadcast, sendrecv, alltoallv\\)");
     EXPECT_DEATH(RoceCollective::OpByName("AllReduce"), "unknown operation 'AllReduce'");
-    for (const char* op :
-         {"allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "sendrecv"})
+    for (const char* op : {"allreduce",
+                           "allgather",
+                           "reducescatter",
+                           "alltoall",
+                           "broadcast",
+                           "sendrecv",
+                           "alltoallv"})
     {
         EXPECT_TRUE(RunApp(OpAlgo(op, ""), {4096})) << op;
     }
@@ -210,7 +215,8 @@ TEST(CollectiveDeathTest, OperationAndAlgorithmMismatch)
     EXPECT_DEATH(RunApp(OpAlgo("allreduce", "direct"), {4096}),
                  "allreduce has no direct algorithm \\(allreduce: ring, tree, hd, hier; ");
     EXPECT_DEATH(RunApp(OpAlgo("alltoall", "ring"), {4096}),
-                 "alltoall has no ring algorithm \\(allreduce: .*; alltoall, sendrecv: direct\\)");
+                 "alltoall has no ring algorithm \\(allreduce: .*; alltoall, alltoallv, sendrecv: "
+                 "direct\\)");
     EXPECT_TRUE(RunApp(OpAlgo("alltoall", "direct"), {4096}));
 }
 

@@ -439,7 +439,8 @@ class JobReader
         const Json& opv = Require(s, pointer, what, "op");
         std::string known;
         bool found = false;
-        for (int o = RoceCollective::ALL_REDUCE; o <= RoceCollective::BROADCAST; ++o)
+        // Every op with a single size (alltoallv needs a size per pair).
+        for (int o = RoceCollective::ALL_REDUCE; o <= RoceCollective::SEND_RECV; ++o)
         {
             const std::string name = RoceCollective::GetOpName(RoceCollective::Op(o));
             known += (known.empty() ? "" : ", ") + name;

@@ -41,6 +41,7 @@ cpp_examples = [
     ("rocev2-ai-zone-job --job=examples/jobs/tp-dp.json", "True", "False"),
     ("rocev2-ai-zone-allreduce --job=examples/jobs/tp-dp.json", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=16 --op=sendrecv --sizes=4M", "True", "False"),
+    ("rocev2-ai-zone-allreduce --gpus=16 --op=alltoallv --sizes=4M", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=16 --sizes=1M,4M", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=16 --op=alltoall --sizes=4M --qps=2 --qp-mode=rr", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=8 --op=broadcast --sizes=1M", "True", "False"),

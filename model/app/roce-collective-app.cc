@@ -5,6 +5,7 @@
 #include "roce-collective-app.h"
 
 #include "ns3/abort.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -47,6 +48,11 @@ RoceCollectiveApp::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&RoceCollectiveApp::m_warmup),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AllToAllvSkew",
+                          "alltoallv: a pair's size is S/p x (1 + skew x u), u uniform in [-1, 1)",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&RoceCollectiveApp::m_skew),
+                          MakeDoubleChecker<double>(0, 1))
             .AddAttribute("Gap",
                           "Time between the end of an iteration and the start of the next",
                           TimeValue(Time(0)),
@@ -57,6 +63,8 @@ RoceCollectiveApp::GetTypeId()
 
 RoceCollectiveApp::RoceCollectiveApp()
     : m_collective(CreateObject<RoceCollective>()),
+      m_skew(0.5),
+      m_skewRng(CreateObject<UniformRandomVariable>()),
       m_iterations(1),
       m_warmup(0)
 {
@@ -131,9 +139,27 @@ RoceCollectiveApp::Next()
     {
         return;
     }
-    m_collective->Start(RoceCollective::OpByName(m_opName),
+    const RoceCollective::Op op = RoceCollective::OpByName(m_opName);
+    const uint64_t size = m_sizes[m_sizeIndex];
+    if (op == RoceCollective::ALL_TO_ALLV)
+    {
+        const uint32_t p = m_collective->GetCommunicator()->GetNRanks();
+        const double mean = double(size) / p;
+        std::vector<std::vector<uint64_t>> pairs(p, std::vector<uint64_t>(p, 0));
+        for (uint32_t r = 0; r < p; ++r)
+        {
+            for (uint32_t j = 0; j < p; ++j)
+            {
+                const double u = m_skewRng->GetValue(-1, 1);
+                pairs[r][j] = j == r ? 0 : static_cast<uint64_t>(mean * (1 + m_skew * u) + 0.5);
+            }
+        }
+        m_collective->StartAllToAllv(pairs, MakeCallback(&RoceCollectiveApp::IterationDone, this));
+        return;
+    }
+    m_collective->Start(op,
                         RoceCollective::AlgorithmByName(m_algoName),
-                        m_sizes[m_sizeIndex],
+                        size,
                         MakeCallback(&RoceCollectiveApp::IterationDone, this));
 }
 
@@ -166,6 +192,12 @@ RoceCollectiveApp::IterationDone()
             res.algbwGbps * RoceCollective::BusBandwidthFactor(RoceCollective::OpByName(m_opName),
                                                                comm->GetNRanks());
         res.spreadUs = (last - first).GetSeconds() * 1e6;
+        for (uint32_t r = 0; r < comm->GetNRanks(); ++r)
+        {
+            res.rankFinishUs.push_back(
+                (m_collective->GetRankFinishTime(r) - m_collective->GetStartTime()).GetSeconds() *
+                1e6);
+        }
         m_results.push_back(res);
         ++m_sizeIndex;
         m_iteration = 0;
@@ -217,7 +249,13 @@ RoceCollectiveApp::WriteJsonResults(std::ostream& os) const
         os << (i ? ",\n    " : "\n    ") << "{\"op\": \"" << r.op << "\", \"algo\": \"" << r.algo
            << "\", \"size\": " << r.size << ", \"time_us\": " << r.timeUs
            << ", \"algbw_gbps\": " << r.algbwGbps << ", \"busbw_gbps\": " << r.busbwGbps
-           << ", \"spread_us\": " << r.spreadUs << ", \"iterations\": " << r.iterations << "}";
+           << ", \"spread_us\": " << r.spreadUs << ", \"iterations\": " << r.iterations
+           << ", \"rank_finish_us\": [";
+        for (size_t k = 0; k < r.rankFinishUs.size(); ++k)
+        {
+            os << (k ? ", " : "") << r.rankFinishUs[k];
+        }
+        os << "]}";
     }
     os << (m_results.empty() ? "]" : "\n  ]");
 }

@@ -8,6 +8,7 @@
 
 #include "ns3/application.h"
 #include "ns3/nstime.h"
+#include "ns3/random-variable-stream.h"
 
 #include <cstdint>
 #include <ostream>
@@ -28,6 +29,11 @@ namespace ns3
  * size the mean time of the counted iterations, algbw = S / t and busbw =
  * algbw x nccl-tests' factor (RoceCollective::BusBandwidthFactor), and the
  * spread of the ranks' finish times in the last iteration.
+ *
+ * Operation "alltoallv" draws, for every iteration, a size per pair of
+ * S/p x (1 + AllToAllvSkew x u) with u uniform in [-1, 1) (the random
+ * stream follows RngRun): the uneven token counts of a mixture-of-experts
+ * layer. Its S is then the mean bytes a rank sends.
  */
 class RoceCollectiveApp : public Application
 {
@@ -35,14 +41,15 @@ class RoceCollectiveApp : public Application
     /** The result for one size, as nccl-tests prints it. */
     struct Result
     {
-        std::string op;      //!< operation name
-        std::string algo;    //!< algorithm name
-        uint64_t size;       //!< bytes (S)
-        double timeUs;       //!< mean time of the counted iterations
-        double algbwGbps;    //!< S / t, in Gb/s
-        double busbwGbps;    //!< algbw x factor, in Gb/s
-        double spreadUs;     //!< last rank's finish - first rank's, last iteration
-        uint32_t iterations; //!< counted iterations
+        std::string op;                   //!< operation name
+        std::string algo;                 //!< algorithm name
+        uint64_t size;                    //!< bytes (S)
+        double timeUs;                    //!< mean time of the counted iterations
+        double algbwGbps;                 //!< S / t, in Gb/s
+        double busbwGbps;                 //!< algbw x factor, in Gb/s
+        double spreadUs;                  //!< last rank's finish - first rank's, last iteration
+        std::vector<double> rankFinishUs; //!< each rank's finish, from the start, last iteration
+        uint32_t iterations;              //!< counted iterations
     };
 
     /** \return the TypeId */
@@ -71,7 +78,9 @@ class RoceCollectiveApp : public Application
     void PrintTable(std::ostream& os) const;
     /**
      * \brief Write the results as a JSON list of {op, algo, size, time_us,
-     * algbw_gbps, busbw_gbps, spread_us, iterations} (bandwidths in Gb/s).
+     * algbw_gbps, busbw_gbps, spread_us, iterations, rank_finish_us}
+     * (bandwidths in Gb/s; rank_finish_us: each rank's finish in the last
+     * iteration, from its start).
      * \param os where
      */
     void WriteJsonResults(std::ostream& os) const;
@@ -86,6 +95,8 @@ class RoceCollectiveApp : public Application
     void IterationDone();
 
     Ptr<RoceCollective> m_collective;
+    double m_skew;                        //!< AllToAllv: per-pair size spread
+    Ptr<UniformRandomVariable> m_skewRng; //!< AllToAllv: per-pair sizes
     std::string m_opName;
     std::string m_algoName;
     uint32_t m_iterations;

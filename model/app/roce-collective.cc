@@ -97,16 +97,18 @@ RoceCollective::GetCommunicator() const
 RoceCollective::Op
 RoceCollective::OpByName(const std::string& name)
 {
-    for (Op op : {ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST, SEND_RECV})
+    for (Op op :
+         {ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST, SEND_RECV, ALL_TO_ALLV})
     {
         if (GetOpName(op) == name)
         {
             return op;
         }
     }
-    NS_ABORT_MSG(
-        "RoceCollective: unknown operation '"
-        << name << "' (known: allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv)");
+    NS_ABORT_MSG("RoceCollective: unknown operation '"
+                 << name
+                 << "' (known: allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv, "
+                    "alltoallv)");
     return ALL_REDUCE;
 }
 
@@ -127,6 +129,8 @@ RoceCollective::GetOpName(Op op)
         return "broadcast";
     case SEND_RECV:
         return "sendrecv";
+    case ALL_TO_ALLV:
+        return "alltoallv";
     }
     return "?";
 }
@@ -168,7 +172,7 @@ RoceCollective::GetAlgorithmName(Algorithm algo)
 bool
 RoceCollective::HasAlgorithm(Op op, Algorithm algo)
 {
-    const bool direct = op == ALL_TO_ALL || op == SEND_RECV;
+    const bool direct = op == ALL_TO_ALL || op == SEND_RECV || op == ALL_TO_ALLV;
     switch (algo)
     {
     case RING:
@@ -185,14 +189,14 @@ RoceCollective::HasAlgorithm(Op op, Algorithm algo)
 RoceCollective::Algorithm
 RoceCollective::DefaultAlgorithm(Op op)
 {
-    return op == ALL_TO_ALL || op == SEND_RECV ? DIRECT : RING;
+    return op == ALL_TO_ALL || op == SEND_RECV || op == ALL_TO_ALLV ? DIRECT : RING;
 }
 
 std::string
 RoceCollective::GetAlgorithmTable()
 {
     return "allreduce: ring, tree, hd, hier; broadcast: ring, tree; allgather, "
-           "reducescatter: ring; alltoall, sendrecv: direct";
+           "reducescatter: ring; alltoall, alltoallv, sendrecv: direct";
 }
 
 double
@@ -272,6 +276,8 @@ RoceCollective::Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done
                                        << p << " ranks (each rank's share is size / ranks)");
     NS_ABORT_MSG_IF(op == BROADCAST && m_root >= p,
                     "RoceCollective: Root=" << m_root << " is not a rank (" << p << " ranks)");
+    NS_ABORT_MSG_IF(op == ALL_TO_ALLV && m_matrix.size() != p,
+                    "RoceCollective: alltoallv needs its sizes per pair (StartAllToAllv)");
     m_op = op;
     m_algo = algo;
     m_bytes = bytes;
@@ -306,6 +312,31 @@ RoceCollective::Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done
             CheckRank(r);
         }
     });
+}
+
+void
+RoceCollective::StartAllToAllv(const std::vector<std::vector<uint64_t>>& bytes, Callback<void> done)
+{
+    NS_ABORT_MSG_IF(!m_comm, "RoceCollective::StartAllToAllv: no communicator");
+    const uint32_t p = m_comm->GetNRanks();
+    NS_ABORT_MSG_IF(bytes.size() != p,
+                    "RoceCollective: alltoallv sizes have " << bytes.size() << " rows for " << p
+                                                            << " ranks");
+    uint64_t total = 0;
+    for (uint32_t r = 0; r < p; ++r)
+    {
+        NS_ABORT_MSG_IF(bytes[r].size() != p,
+                        "RoceCollective: alltoallv sizes row " << r << " has " << bytes[r].size()
+                                                               << " entries for " << p << " ranks");
+        for (uint32_t j = 0; j < p; ++j)
+        {
+            total += j != r ? bytes[r][j] : 0;
+        }
+    }
+    NS_ABORT_MSG_IF(total == 0, "RoceCollective: alltoallv of size 0 (every pair sends 0)");
+    m_matrix = bytes;
+    // Reported S: the mean bytes a rank sends (at least 1).
+    Start(ALL_TO_ALLV, DIRECT, std::max<uint64_t>(1, total / p), done);
 }
 
 void
@@ -473,31 +504,52 @@ void
 RoceCollective::StartDirect()
 {
     const uint32_t p = m_comm->GetNRanks();
-    // AllToAll: S/p to each of the p - 1 others; SendRecv: S to the next rank.
-    const bool p2p = m_op == SEND_RECV;
-    const uint64_t per = p2p ? m_bytes : m_bytes / p;
-    const uint32_t peers = p2p ? 1 : p - 1;
-    const uint64_t chunks = (per + m_chunkSize - 1) / m_chunkSize;
+    // AllToAll: S/p to each of the p - 1 others; SendRecv: S to the next
+    // rank; AllToAllv: its matrix.
+    auto pairBytes = [this, p](uint32_t r, uint32_t j) -> uint64_t {
+        switch (m_op)
+        {
+        case SEND_RECV:
+            return j == (r + 1) % p ? m_bytes : 0;
+        case ALL_TO_ALLV:
+            return m_matrix[r][j];
+        default:
+            return m_bytes / p;
+        }
+    };
+    auto chunksOf = [this](uint64_t b) { return (b + m_chunkSize - 1) / m_chunkSize; };
+    uint64_t maxChunks = 0;
     for (uint32_t r = 0; r < p; ++r)
     {
-        m_sendsLeft[r] = peers * chunks;
-        m_recvsLeft[r] = peers * chunks;
+        for (uint32_t i = 1; i < p; ++i)
+        {
+            const uint32_t j = (r + i) % p;
+            const uint64_t k = chunksOf(pairBytes(r, j));
+            m_sendsLeft[r] += k;
+            m_recvsLeft[j] += k;
+            maxChunks = std::max(maxChunks, k);
+        }
     }
     // Peers in the order r + 1, r + 2, ..., so that at any moment every rank
     // sends to a different one.
-    for (uint32_t k = 0; k < chunks; ++k)
+    for (uint64_t k = 0; k < maxChunks; ++k)
     {
-        const uint64_t bytes = per / chunks + (k < per % chunks ? 1 : 0);
-        for (uint32_t i = 1; i <= peers; ++i)
+        for (uint32_t i = 1; i < p; ++i)
         {
             for (uint32_t r = 0; r < p; ++r)
             {
                 const uint32_t j = (r + i) % p;
+                const uint64_t per = pairBytes(r, j);
+                const uint64_t chunks = chunksOf(per);
+                if (k >= chunks)
+                {
+                    continue;
+                }
                 m_comm->Send(r,
                              j,
                              m_comm->GetRank(r).nic,
                              m_comm->GetRank(j).nic,
-                             bytes,
+                             per / chunks + (k < per % chunks ? 1 : 0),
                              (uint64_t(r) << 32) | j,
                              MakeCallback(&RoceCollective::DirectArrived, this));
             }

@@ -45,7 +45,8 @@ namespace ns3
  * each in chunks of at most ChunkSize, from its own NIC to the peer's (or in
  * the scale-up domain). SendRecv (point-to-point, for pipeline parallelism,
  * as nccl-tests' sendrecv): every rank sends S to the next rank and receives
- * S from the previous one, in chunks, at once.
+ * S from the previous one, in chunks, at once. AllToAllv takes a size per
+ * pair (StartAllToAllv) and reports S as the mean bytes a rank sends.
  *
  * *Tree*, *hd* and *hier* (RoceCollectiveSchedule): the builder of the
  * algorithm lists every chunk transfer of the operation and which arrivals
@@ -80,6 +81,7 @@ class RoceCollective : public Object
         ALL_TO_ALL,
         BROADCAST,
         SEND_RECV, //!< point-to-point: rank r sends S to rank r + 1 (mod p), as pipeline stages do
+        ALL_TO_ALLV, //!< AllToAll with a size per pair (StartAllToAllv)
     };
 
     /** Algorithms. */
@@ -113,6 +115,15 @@ class RoceCollective : public Object
      * \param done called when the last rank has finished
      */
     void Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done = Callback<void>());
+
+    /**
+     * \brief Start an AllToAllv now: every rank sends bytes[r][j] to every
+     * other rank j at once (direct, in chunks); the diagonal is ignored.
+     * \param bytes p rows of p sizes (0 sends nothing)
+     * \param done called when the last rank has finished
+     */
+    void StartAllToAllv(const std::vector<std::vector<uint64_t>>& bytes,
+                        Callback<void> done = Callback<void>());
 
     /** \return true while an operation runs */
     bool IsRunning() const;
@@ -210,7 +221,8 @@ class RoceCollective : public Object
     Op m_op{ALL_REDUCE};
     Algorithm m_algo{RING};
     uint64_t m_bytes{0};
-    uint32_t m_ringSteps{0}; //!< steps of a chunk around the ring
+    std::vector<std::vector<uint64_t>> m_matrix; //!< AllToAllv sizes
+    uint32_t m_ringSteps{0};                     //!< steps of a chunk around the ring
     std::vector<Ring> m_rings;
     RoceCollectiveSchedule m_schedule; //!< tree, hd, hier
     std::vector<uint32_t> m_released;  //!< Release's work list

@@ -281,6 +281,60 @@ class RingAlphaBetaTestCase : public TestCase
     }
 };
 
+/**
+ * AllToAllv on 2 servers x 4 GPUs with a size per pair, bytes[r][j] = 1000
+ * (r + 1) + 12 j + 1 (so that no two pairs send alike): rank j receives the
+ * column sum over r != j, pairs on different servers cross NICs, the others
+ * the scale-up domain; the reported size is the mean a rank sends.
+ */
+class AllToAllvTestCase : public TestCase
+{
+  public:
+    AllToAllvTestCase()
+        : TestCase("AllToAllv delivers each pair's own size")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t p = 8;
+        RoceAiZone z = SmallZone(2, 4);
+        Ptr<RoceCommunicator> comm = RoceCollectiveHelper().CreateCommunicator(z, AllGpus(z));
+        Ptr<RoceCollective> coll = CreateObject<RoceCollective>();
+        coll->SetAttribute("ChunkSize", UintegerValue(2048));
+        coll->SetCommunicator(comm);
+        std::vector<std::vector<uint64_t>> bytes(p, std::vector<uint64_t>(p));
+        uint64_t total = 0;
+        uint64_t crossing = 0;
+        for (uint32_t r = 0; r < p; ++r)
+        {
+            for (uint32_t j = 0; j < p; ++j)
+            {
+                bytes[r][j] = 1000 * (r + 1) + 12 * j + 1;
+                total += r != j ? bytes[r][j] : 0;
+                crossing += r / 4 != j / 4 ? bytes[r][j] : 0;
+            }
+        }
+        bool done = false;
+        coll->StartAllToAllv(bytes, Callback<void>([&done]() { done = true; }));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(done, true, "finished");
+        for (uint32_t j = 0; j < p; ++j)
+        {
+            uint64_t column = 0;
+            for (uint32_t r = 0; r < p; ++r)
+            {
+                column += r != j ? bytes[r][j] : 0;
+            }
+            NS_TEST_EXPECT_MSG_EQ(comm->GetBytesReceived(j), column, "rank " << j);
+        }
+        NS_TEST_EXPECT_MSG_EQ(comm->GetNicBytes(), crossing, "bytes between servers");
+        NS_TEST_EXPECT_MSG_EQ(comm->GetNicBytes() + comm->GetScaleUpBytes(), total, "all bytes");
+        Simulator::Destroy();
+    }
+};
+
 class RoceCollectiveTestSuite : public TestSuite
 {
   public:
@@ -289,6 +343,7 @@ class RoceCollectiveTestSuite : public TestSuite
     {
         AddTestCase(new CollectiveBytesTestCase, TestCase::QUICK);
         AddTestCase(new QpScalingBytesTestCase, TestCase::QUICK);
+        AddTestCase(new AllToAllvTestCase, TestCase::QUICK);
         AddTestCase(new RingAlphaBetaTestCase(8 << 20), TestCase::QUICK);
         AddTestCase(new RingAlphaBetaTestCase(256u << 20), TestCase::EXTENSIVE);
     }
