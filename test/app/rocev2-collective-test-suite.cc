@@ -9,6 +9,7 @@
  */
 
 #include "../rocev2-frame-bytes.h"
+#include "rocev2-collective-test-helpers.h"
 
 #include "ns3/roce-ai-zone-helper.h"
 #include "ns3/roce-collective-app.h"
@@ -22,33 +23,8 @@
 #include <numeric>
 
 using namespace ns3;
-
-namespace
-{
-
-/** \return a 2-tier zone of `servers` servers with `gpus` GPUs each, one server per rack */
-RoceAiZone
-SmallZone(uint32_t servers, uint32_t gpus)
-{
-    RoceAiZoneHelper h;
-    h.SetGpusPerServer(gpus);
-    h.SetServersPerRack(1);
-    h.SetGpus(servers * gpus);
-    h.SetUplinks(4);
-    h.SetCtsws(4);
-    return h.Build();
-}
-
-/** \return 0, 1, ..., n-1 */
-std::vector<uint32_t>
-AllGpus(const RoceAiZone& z)
-{
-    std::vector<uint32_t> v(z.GetNGpus());
-    std::iota(v.begin(), v.end(), 0);
-    return v;
-}
-
-} // namespace
+using ns3::rocev2test::AllGpus;
+using ns3::rocev2test::SmallZone;
 
 /**
  * Bytes per rank, for each operation on 2 servers x 4 GPUs (p = 8 ranks, 2
