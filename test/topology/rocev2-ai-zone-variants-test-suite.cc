@@ -411,11 +411,13 @@ class PresetTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(z.servers.GetN(), zones * 384, "8-GPU servers");
         NS_TEST_EXPECT_MSG_EQ(z.rtsw.GetN(), zones * 192, "RTSWs");
         NS_TEST_EXPECT_MSG_EQ(z.ctsw.GetN(), zones * 16, "CTSWs");
-        NS_TEST_EXPECT_MSG_EQ(z.atsw.GetN(), m_cluster ? 27u : 0u, "ATSWs");
+        const uint32_t atsws = m_cluster ? 27 : 0;
+        NS_TEST_EXPECT_MSG_EQ(z.atsw.GetN(), atsws, "ATSWs");
         NS_TEST_EXPECT_MSG_EQ(z.links,
                               zones * (3072 + 192 * 16) + (m_cluster ? 8 * 16 * 27 : 0),
                               "links");
-        NS_TEST_EXPECT_MSG_EQ(z.GetMaxSwitchHops(), m_cluster ? 5u : 3u, "max switch hops");
+        const uint32_t maxHops = m_cluster ? 5 : 3;
+        NS_TEST_EXPECT_MSG_EQ(z.GetMaxSwitchHops(), maxHops, "max switch hops");
         if (m_cluster)
         {
             NS_TEST_EXPECT_MSG_EQ_TOL(z.oversubscription, 192.0 / 27, 1e-12, "1:7 built");
