@@ -68,6 +68,9 @@ RoceCollective::RoceCollective()
       m_steps(8),
       m_root(0)
 {
+    m_ringArrived = MakeCallback(&RoceCollective::RingArrived, this);
+    m_directArrived = MakeCallback(&RoceCollective::DirectArrived, this);
+    m_scheduleArrived = MakeCallback(&RoceCollective::ScheduleArrived, this);
 }
 
 RoceCollective::~RoceCollective() = default;
@@ -470,7 +473,7 @@ RoceCollective::Pump(uint32_t c, uint32_t q)
                      n.dstNic,
                      ChunkBytes(c, slice, k),
                      RingTag(c, (q + 1) % p, step, k),
-                     MakeCallback(&RoceCollective::RingArrived, this));
+                     m_ringArrived);
     }
 }
 
@@ -551,7 +554,7 @@ RoceCollective::StartDirect()
                              m_comm->GetRank(j).nic,
                              per / chunks + (k < per % chunks ? 1 : 0),
                              (uint64_t(r) << 32) | j,
-                             MakeCallback(&RoceCollective::DirectArrived, this));
+                             m_directArrived);
             }
         }
     }
@@ -654,7 +657,7 @@ RoceCollective::PumpLane(uint32_t l)
                      m_comm->GetRank(x.dst).nic,
                      x.bytes,
                      i,
-                     MakeCallback(&RoceCollective::ScheduleArrived, this));
+                     m_scheduleArrived);
     }
 }
 

@@ -234,6 +234,10 @@ class RoceCollective : public Object
     Time m_start;
     Time m_finish;
     Callback<void> m_done;
+    // Made once: every chunk's Send passes a copy (a reference count), not a new callback.
+    RoceCommunicator::ArrivalCallback m_ringArrived;     //!< RingArrived
+    RoceCommunicator::ArrivalCallback m_directArrived;   //!< DirectArrived
+    RoceCommunicator::ArrivalCallback m_scheduleArrived; //!< ScheduleArrived
 };
 
 } // namespace ns3
