@@ -358,3 +358,41 @@ TEST(CollectiveDeathTest, NoSizes)
     };
     EXPECT_DEATH(appWithoutSizes(), "RoceCollectiveApp: no sizes to run \\(SetSizes got none\\)");
 }
+
+TEST(CollectiveDeathTest, SendToARankOutOfRange)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(
+        {
+            RoceAiZoneHelper zone;
+            zone.SetGpus(16);
+            RoceAiZone fabric = zone.Build();
+            Ptr<RoceCommunicator> comm =
+                RoceCollectiveHelper().CreateCommunicator(fabric, {0, 1, 8, 9});
+            comm->Send(0,
+                       4,
+                       fabric.GetNic(0),
+                       fabric.GetNic(8),
+                       1000,
+                       0,
+                       MakeNullCallback<void, uint64_t>());
+        },
+        "RoceCommunicator::Send: rank 4 out of range \\(4 ranks\\)");
+    // A sender out of range was counted in a per-rank array before any check.
+    EXPECT_DEATH(
+        {
+            RoceAiZoneHelper zone;
+            zone.SetGpus(16);
+            RoceAiZone fabric = zone.Build();
+            Ptr<RoceCommunicator> comm =
+                RoceCollectiveHelper().CreateCommunicator(fabric, {0, 1, 8, 9});
+            comm->Send(7,
+                       0,
+                       fabric.GetNic(8),
+                       fabric.GetNic(0),
+                       1000,
+                       0,
+                       MakeNullCallback<void, uint64_t>());
+        },
+        "RoceCommunicator::Send: rank 7 out of range \\(4 ranks\\)");
+}

@@ -220,6 +220,10 @@ RoceCommunicator::Send(uint32_t src,
                        uint64_t tag,
                        ArrivalCallback arrived)
 {
+    NS_ABORT_MSG_IF(src >= m_ranks.size() || dst >= m_ranks.size(),
+                    "RoceCommunicator::Send: rank " << (src >= m_ranks.size() ? src : dst)
+                                                    << " out of range (" << m_ranks.size()
+                                                    << " ranks)");
     NS_ABORT_MSG_IF(src == dst, "RoceCommunicator::Send: rank " << src << " to itself");
     NS_ABORT_MSG_IF(bytes == 0, "RoceCommunicator::Send: 0 bytes from rank " << src);
     m_sent[src] += bytes;
