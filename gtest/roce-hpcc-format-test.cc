@@ -95,7 +95,7 @@ TEST(HpccFormatDeathTest, MalformedTopologies)
     EXPECT_DEATH(RoceHpccFormat::ReadTopology(Write("rate", "3 1 1\n2\n0 2 fast 1000ns 0\n")),
                  "rate.txt:3: rate 'fast' is not a positive rate");
     EXPECT_DEATH(RoceHpccFormat::ReadTopology(Write("delay", "3 1 1\n2\n0 2 100Gbps soon 0\n")),
-                 "delay.txt:3: delay 'soon' is not a delay");
+                 "delay.txt:3: delay 'soon' is not a time");
     EXPECT_DEATH(RoceHpccFormat::ReadTopology(Write("err", "3 1 1\n2\n0 2 100Gbps 1us 1.5\n")),
                  "err.txt:3: error_rate '1.5' is not in \\[0, 1\\)");
     EXPECT_DEATH(RoceHpccFormat::ReadTopology(Write("end", "3 1 1\n2\n0 7 100Gbps 1us 0\n")),

@@ -4,124 +4,19 @@
 
 #include "roce-hpcc-format.h"
 
+#include "roce-field-reader.h"
+
 #include "ns3/abort.h"
 
 #include <cmath>
-#include <fstream>
-#include <regex>
-#include <sstream>
 
 namespace ns3
 {
 
-namespace
-{
-
-/** The non-blank lines of a file, each with its number, split into fields. */
-class FieldReader
-{
-  public:
-    explicit FieldReader(const std::string& path)
-        : m_path(path),
-          m_in(path)
-    {
-        NS_ABORT_MSG_IF(!m_in, path << ": cannot be read");
-    }
-
-    /**
-     * \param fields set to the line's fields
-     * \return false at the end of the file
-     */
-    bool Next(std::vector<std::string>& fields)
-    {
-        std::string line;
-        while (std::getline(m_in, line))
-        {
-            ++m_line;
-            std::istringstream is(line);
-            fields.clear();
-            for (std::string f; is >> f;)
-            {
-                fields.push_back(f);
-            }
-            if (!fields.empty())
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** \return "file:line: " of the last line read */
-    std::string Where() const
-    {
-        return m_path + ":" + std::to_string(m_line) + ": ";
-    }
-
-    uint32_t Line() const
-    {
-        return m_line;
-    }
-
-    /** \brief Abort unless the line has exactly n fields, named in `names`. */
-    void Expect(const std::vector<std::string>& fields, size_t n, const std::string& names) const
-    {
-        NS_ABORT_MSG_IF(fields.size() != n,
-                        Where() << "expected " << n << " fields (" << names << "), found "
-                                << fields.size());
-    }
-
-    /** \return field as an unsigned integer below max (aborts naming it) */
-    uint64_t Unsigned(const std::string& text, const std::string& field, uint64_t max) const
-    {
-        size_t used = 0;
-        unsigned long long v = 0;
-        bool ok = !text.empty() && text[0] != '-' && text[0] != '+';
-        try
-        {
-            v = ok ? std::stoull(text, &used) : 0;
-        }
-        catch (const std::exception&)
-        {
-            ok = false;
-        }
-        NS_ABORT_MSG_IF(!ok || used != text.size() || v > max,
-                        Where() << field << " '" << text << "' is not a whole number of at most "
-                                << max);
-        return v;
-    }
-
-    /** \return field as a finite double (aborts naming it) */
-    double Real(const std::string& text, const std::string& field) const
-    {
-        size_t used = 0;
-        double v = 0;
-        bool ok = true;
-        try
-        {
-            v = std::stod(text, &used);
-        }
-        catch (const std::exception&)
-        {
-            ok = false;
-        }
-        NS_ABORT_MSG_IF(!ok || used != text.size() || !std::isfinite(v),
-                        Where() << field << " '" << text << "' is not a number");
-        return v;
-    }
-
-  private:
-    std::string m_path;
-    std::ifstream m_in;
-    uint32_t m_line{0};
-};
-
-} // namespace
-
 RoceHpccFormat::Topology
 RoceHpccFormat::ReadTopology(const std::string& path)
 {
-    FieldReader in(path);
+    RoceFieldReader in(path);
     std::vector<std::string> f;
     NS_ABORT_MSG_IF(!in.Next(f), path << ": empty (expected 'nodes switches links' on line 1)");
     in.Expect(f, 3, "nodes switches links");
@@ -153,20 +48,8 @@ RoceHpccFormat::ReadTopology(const std::string& path)
         l.a = in.Unsigned(f[0], "link end a", t.nodes - 1);
         l.b = in.Unsigned(f[1], "link end b", t.nodes - 1);
         NS_ABORT_MSG_IF(l.a == l.b, in.Where() << "link from node " << l.a << " to itself");
-        DataRateValue rate;
-        NS_ABORT_MSG_IF(!rate.DeserializeFromString(f[2], MakeDataRateChecker()) ||
-                            rate.Get().GetBitRate() == 0,
-                        in.Where()
-                            << "rate '" << f[2] << "' is not a positive rate (e.g. 100Gbps)");
-        l.rate = rate.Get();
-        // ns-3's Time parser aborts on what it cannot read: check the form first.
-        static const std::regex timeForm(
-            R"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?(?:s|ms|us|ns|ps|fs|min|h|d)?)");
-        TimeValue delay;
-        NS_ABORT_MSG_IF(!std::regex_match(f[3], timeForm) ||
-                            !delay.DeserializeFromString(f[3], MakeTimeChecker()),
-                        in.Where() << "delay '" << f[3] << "' is not a delay (e.g. 1000ns)");
-        l.delay = delay.Get();
+        l.rate = in.Rate(f[2], "rate");
+        l.delay = in.Delay(f[3], "delay");
         l.errorRate = in.Real(f[4], "error_rate");
         NS_ABORT_MSG_IF(l.errorRate < 0 || l.errorRate >= 1,
                         in.Where() << "error_rate '" << f[4] << "' is not in [0, 1)");
@@ -181,7 +64,7 @@ RoceHpccFormat::ReadTopology(const std::string& path)
 std::vector<RoceHpccFormat::Flow>
 RoceHpccFormat::ReadFlows(const std::string& path, const Topology& topology)
 {
-    FieldReader in(path);
+    RoceFieldReader in(path);
     std::vector<std::string> f;
     NS_ABORT_MSG_IF(!in.Next(f), path << ": empty (expected the number of flows on line 1)");
     in.Expect(f, 1, "the number of flows");

@@ -5,6 +5,8 @@
 #define ROCE_HPCC_FORMAT_H
 
 #include "ns3/data-rate.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/node-container.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -28,6 +30,9 @@ namespace ns3
  * parse, an id out of range, a switch as a flow end, counts that do not match
  * line 1) aborts with `file:line:` and the field and its value.
  */
+class RoceHelper;
+class RoceSwitchHelper;
+
 class RoceHpccFormat
 {
   public:
@@ -76,6 +81,36 @@ class RoceHpccFormat
      * \return its flows (aborts with file:line on malformed input)
      */
     static std::vector<Flow> ReadFlows(const std::string& path, const Topology& topology);
+
+    /**
+     * \brief Build the fabric a topology file describes.
+     *
+     * Creates one node per topology node, in id order (so container index i
+     * is node i), makes the listed ones switches with `switches`, joins
+     * every link with `roce` at its rate and delay, gives each host's NIC the
+     * address that lineage gives node i (11.(i / 256).(i % 256).1, so their
+     * scripts map our FCT files back to node ids) and fills the switches'
+     * ECMP tables (RoceSwitchHelper::PopulateRoutes). A link with an error
+     * rate drops that fraction of the packets its two ends receive; links
+     * whose rate is 0 in the file get `errorRate`.
+     * \param topology the topology
+     * \param roce the link and NIC helper, configured
+     * \param switches the switch helper, configured
+     * \param errorRate the error rate of links the file gives 0
+     * \param stream the first random stream of the error models
+     * \return the nodes, index = topology node id
+     */
+    static NodeContainer Build(const Topology& topology,
+                               RoceHelper& roce,
+                               RoceSwitchHelper& switches,
+                               double errorRate = 0,
+                               int64_t stream = 0);
+
+    /**
+     * \param id a topology node id
+     * \return the address Build gives that host's NIC
+     */
+    static Ipv4Address HostAddress(uint32_t id);
 };
 
 } // namespace ns3

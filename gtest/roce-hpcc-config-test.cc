@@ -1,0 +1,275 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * RoceHpccConfig reads the config.txt of the HPCC-lineage simulators (the
+ * key set their experiment scripts write), refuses malformed lines with
+ * file:line and the key, lists what it reads but does not model, and applies
+ * the keys to the fabric: the values asserted here are the keys' values
+ * converted by the lineage's units (microseconds, KB, MiB, bytes).
+ */
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/double.h"
+#include "ns3/pointer.h"
+#include "ns3/queue-size.h"
+#include "ns3/roce-cc-dcqcn.h"
+#include "ns3/roce-egress-queue-disc.h"
+#include "ns3/roce-helper.h"
+#include "ns3/roce-hpcc-config.h"
+#include "ns3/roce-shared-buffer-mmu.h"
+#include "ns3/roce-switch-helper.h"
+#include "ns3/roce-switch-port.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <string>
+
+using namespace ns3;
+
+namespace
+{
+
+/** \return the path of a temporary file holding text */
+std::string
+Write(const std::string& name, const std::string& text)
+{
+    const std::string path = "/tmp/rocev2-hpcc-config-" + name + ".txt";
+    std::ofstream(path) << text;
+    return path;
+}
+
+/**
+ * A DCQCN config as that lineage's run script writes it for 100 Gb/s NICs
+ * (its key set and order), with the reference topology and flows.
+ */
+const std::string DCQCN = R"(ENABLE_QCN 1
+USE_DYNAMIC_PFC_THRESHOLD 1
+
+PACKET_PAYLOAD_SIZE 1000
+
+TOPOLOGY_FILE data/hpcc-format/fat-tree-320.txt
+FLOW_FILE data/hpcc-format/websearch-320-30pct-10ms.txt
+TRACE_FILE mix/trace.txt
+TRACE_OUTPUT_FILE mix/mix.tr
+FCT_OUTPUT_FILE /tmp/fct_dcqcn.txt
+PFC_OUTPUT_FILE /tmp/pfc_dcqcn.txt
+
+SIMULATOR_STOP_TIME 4.00
+
+CC_MODE 1
+ALPHA_RESUME_INTERVAL 1
+RATE_DECREASE_INTERVAL 4
+CLAMP_TARGET_RATE 0
+RP_TIMER 300
+EWMA_GAIN 0.00390625
+FAST_RECOVERY_TIMES 1
+RATE_AI 20Mb/s
+RATE_HAI 200Mb/s
+MIN_RATE 1000Mb/s
+DCTCP_RATE_AI 1000Mb/s
+
+ERROR_RATE_PER_LINK 0.0000
+L2_CHUNK_SIZE 4000
+L2_ACK_INTERVAL 1
+L2_BACK_TO_ZERO 0
+
+HAS_WIN 0
+GLOBAL_T 1
+VAR_WIN 0
+FAST_REACT 0
+U_TARGET 0.95
+MI_THRESH 0
+INT_MULTI 1
+MULTI_RATE 0
+SAMPLE_FEEDBACK 0
+PINT_LOG_BASE 1.05
+PINT_PROB 1.0
+
+RATE_BOUND 1
+
+ACK_HIGH_PRIO 1
+
+LINK_DOWN 0 0 0
+
+ENABLE_TRACE 0
+
+KMAX_MAP 2 100000000000 1600 400000000000 6400
+KMIN_MAP 2 100000000000 400 400000000000 1600
+PMAX_MAP 2 100000000000 0.20 400000000000 0.20
+BUFFER_SIZE 32
+QLEN_MON_FILE /tmp/qlen_dcqcn.txt
+QLEN_MON_START 2000000000
+QLEN_MON_END 3000000000
+)";
+
+} // namespace
+
+TEST(HpccConfig, ReadsTheLineagesDcqcnConfig)
+{
+    const RoceHpccConfig c = RoceHpccConfig::Read(Write("dcqcn", DCQCN));
+    EXPECT_EQ(c.GetCcName(), "dcqcn");
+    EXPECT_EQ(c.topologyFile, "data/hpcc-format/fat-tree-320.txt");
+    EXPECT_EQ(c.flowFile, "data/hpcc-format/websearch-320-30pct-10ms.txt");
+    EXPECT_EQ(c.fctFile, "/tmp/fct_dcqcn.txt");
+    EXPECT_EQ(c.pfcFile, "/tmp/pfc_dcqcn.txt");
+    EXPECT_EQ(c.qlenFile, "/tmp/qlen_dcqcn.txt");
+    EXPECT_EQ(c.qlenStart, Seconds(2));
+    EXPECT_EQ(c.qlenEnd, Seconds(3));
+    EXPECT_EQ(c.stopTime, Seconds(4));
+    EXPECT_EQ(c.lines.at("CC_MODE"), 15u);
+    // KMAX_MAP in KB by rate in bit/s, honoured exactly.
+    EXPECT_EQ(c.EcnAt(DataRate("100Gbps")).first.first, 400000u);
+    EXPECT_EQ(c.EcnAt(DataRate("100Gbps")).first.second, 1600000u);
+    EXPECT_EQ(c.EcnAt(DataRate("400Gbps")).first.second, 6400000u);
+    EXPECT_DOUBLE_EQ(c.EcnAt(DataRate("400Gbps")).second, 0.2);
+    // A speed the maps do not list: the hpcc-sim thresholds scaled to it,
+    // 100 and 400 KB at 25 Gb/s.
+    EXPECT_EQ(c.EcnAt(DataRate("50Gbps")).first.first, 200000u);
+    EXPECT_EQ(c.EcnAt(DataRate("50Gbps")).first.second, 800000u);
+    // One warning lists what is read and not modelled, in line order.
+    const std::string w = c.GetWarning();
+    EXPECT_NE(w.find("read but not modelled: TRACE_FILE (line 8), TRACE_OUTPUT_FILE (line 9), "
+                     "L2_CHUNK_SIZE (line 28)"),
+              std::string::npos)
+        << w;
+    EXPECT_NE(w.find("FAST_REACT 0 (line 35)"), std::string::npos) << w;
+    EXPECT_NE(w.find("ACK_HIGH_PRIO 1 (line 46)"), std::string::npos) << w;
+    EXPECT_EQ(w.find("LINK_DOWN"), std::string::npos) << w; // 0 0 0: no failure
+    EXPECT_EQ(w.find("unknown"), std::string::npos) << w;
+}
+
+TEST(HpccConfig, UnknownKeysAndLinkDownAreListed)
+{
+    const RoceHpccConfig c = RoceHpccConfig::Read(
+        Write("unknown",
+              "TOPOLOGY_FILE t.txt\n# a comment\nFLOW_FILE f.txt   # trailing\nCC_MODE 3\n"
+              "SOME_NEW_KEY 5\nLINK_DOWN 2000 1 4\n"));
+    EXPECT_EQ(c.GetCcName(), "hpcc");
+    EXPECT_EQ(c.flowFile, "f.txt");
+    const std::string w = c.GetWarning();
+    EXPECT_NE(w.find("read but not modelled: LINK_DOWN 2000 1 4 (line 6)"), std::string::npos) << w;
+    EXPECT_NE(w.find("unknown keys, ignored: SOME_NEW_KEY (line 5)"), std::string::npos) << w;
+    // Files the working directory does not have come from the config's folder.
+    EXPECT_EQ(c.Resolve("t.txt"), "/tmp/t.txt");
+    EXPECT_EQ(c.Resolve("/abs/t.txt"), "/abs/t.txt");
+}
+
+TEST(HpccConfigDeathTest, MalformedLines)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const std::string base = "TOPOLOGY_FILE t.txt\nFLOW_FILE f.txt\n";
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("novalue", base + "CC_MODE\n")),
+                 "novalue.txt:3: CC_MODE has no value");
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("two", base + "RP_TIMER 300 400\n")),
+                 "two.txt:3: RP_TIMER takes 1 value, found 2");
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("num", base + "RP_TIMER fast\n")),
+                 "num.txt:3: RP_TIMER 'fast' is not a number");
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("neg", base + "RP_TIMER -3\n")),
+                 "neg.txt:3: RP_TIMER '-3' is not > 0 \\(microseconds\\)");
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("gain", base + "EWMA_GAIN 1.5\n")),
+                 "gain.txt:3: EWMA_GAIN '1.5' is not in \\[0, 1\\]");
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("rate", base + "RATE_AI 5Mbit\n")),
+                 "rate.txt:3: RATE_AI '5Mbit' is not a positive rate");
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("flag", base + "HAS_WIN 2\n")),
+                 "flag.txt:3: HAS_WIN '2' is not a whole number of at most 1");
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("cc", base + "CC_MODE 10\n")),
+                 "cc.txt:3: CC_MODE '10' is not available; known: 1 \\(DCQCN\\)");
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("map", base + "KMAX_MAP 2 100000000000 1600\n")),
+                 "map.txt:3: KMAX_MAP: count 2 needs 4 fields");
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("maprate", base + "KMIN_MAP 1 100G 400\n")),
+                 "maprate.txt:3: KMIN_MAP rate \\(bit/s\\) '100G' is not a whole number");
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("pmax", base + "PMAX_MAP 1 100000000000 1.2\n")),
+                 "pmax.txt:3: PMAX_MAP value '1.2' is not in \\[0, 1\\]");
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("down", base + "LINK_DOWN 0 0\n")),
+                 "down.txt:3: LINK_DOWN takes 3 values, found 2");
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("twice", base + "CC_MODE 1\nCC_MODE 3\n")),
+                 "twice.txt:4: CC_MODE given twice \\(first on line 3\\)");
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("notopo", "FLOW_FILE f.txt\n")),
+                 "notopo.txt: TOPOLOGY_FILE is missing");
+    EXPECT_DEATH(RoceHpccConfig::Read("/nonexistent/config.txt"),
+                 "/nonexistent/config.txt: cannot be read");
+}
+
+TEST(HpccConfig, AppliesItsKeysToTheFabric)
+{
+    // Two hosts under one switch, 100 Gb/s and 1 us per link.
+    const std::string topo =
+        Write("topo", "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n");
+    const RoceHpccConfig c = RoceHpccConfig::Read(
+        Write("apply",
+              "TOPOLOGY_FILE " + topo +
+                  "\nFLOW_FILE f.txt\nCC_MODE 1\nRATE_AI 20Mb/s\nRP_TIMER 300\n"
+                  "ALPHA_RESUME_INTERVAL 1\nEWMA_GAIN 0.5\nPACKET_PAYLOAD_SIZE 1000\n"
+                  "BUFFER_SIZE 2\nUSE_DYNAMIC_PFC_THRESHOLD 0\nL2_ACK_INTERVAL 2500\n"
+                  "KMIN_MAP 1 100000000000 50\nKMAX_MAP 1 100000000000 60\n"
+                  "PMAX_MAP 1 100000000000 0.5\n"));
+    const RoceHpccFormat::Topology t = RoceHpccFormat::ReadTopology(c.Resolve(c.topologyFile));
+    // Largest base RTT: two ways of (1 us + 1000 B at 100 Gb/s = 80 ns) per hop, 2 hops.
+    EXPECT_EQ(c.MaxBaseRtt(t), NanoSeconds(2 * 2 * (1000 + 80)));
+
+    RoceHelper roce;
+    RoceSwitchHelper switches;
+    c.Apply(roce, switches, t);
+    NodeContainer nodes = RoceHpccFormat::Build(t, roce, switches);
+    c.ApplyEcnByRate();
+    ASSERT_EQ(nodes.GetN(), 3u);
+    Ptr<RoceNetDevice> a = RoceHelper::GetNic(nodes.Get(0));
+    Ptr<RoceNetDevice> b = RoceHelper::GetNic(nodes.Get(1));
+    EXPECT_EQ(a->GetIpv4Address(), Ipv4Address("11.0.0.1"));
+    EXPECT_EQ(b->GetIpv4Address(), Ipv4Address("11.0.1.1"));
+    EXPECT_EQ(a->GetPayloadMtu(), 1000u);
+    auto qp = roce.CreateQp(a, b).first;
+    // L2_ACK_INTERVAL is in bytes: 2500 B of 1000 B packets is every 3rd packet.
+    UintegerValue ackInterval;
+    qp->GetAttribute("AckInterval", ackInterval);
+    EXPECT_EQ(ackInterval.Get(), 3u);
+    Ptr<RoceCcDcqcn> cc = DynamicCast<RoceCcDcqcn>(qp->GetCongestionControl());
+    ASSERT_TRUE(cc);
+    DataRateValue ai;
+    cc->GetAttribute("RateAi", ai);
+    EXPECT_EQ(ai.Get(), DataRate("20Mbps"));
+    TimeValue timer;
+    cc->GetAttribute("RateIncreaseTimer", timer);
+    EXPECT_EQ(timer.Get(), MicroSeconds(300));
+    cc->GetAttribute("AlphaUpdateInterval", timer);
+    EXPECT_EQ(timer.Get(), MicroSeconds(1));
+    DoubleValue g;
+    cc->GetAttribute("G", g);
+    EXPECT_DOUBLE_EQ(g.Get(), 0.5);
+
+    Ptr<RoceSwitch> sw = nodes.Get(2)->GetObject<RoceSwitch>();
+    ASSERT_TRUE(sw);
+    QueueSizeValue buffer;
+    sw->GetMmu()->GetAttribute("BufferSize", buffer);
+    EXPECT_EQ(buffer.Get().GetValue(), 2u * 1024 * 1024); // MiB
+    EnumValue mode;
+    sw->GetMmu()->GetAttribute("Mode", mode);
+    EXPECT_EQ(mode.Get(), RoceSharedBufferMmu::STATIC);
+    Simulator::Stop(NanoSeconds(1));
+    Simulator::Run(); // the queue discs take their thresholds when they start
+    Ptr<RoceEgressQueueDisc> q = sw->GetPort(0)->GetQueueDisc();
+    EXPECT_EQ(q->GetKmin(), 50000u); // KB
+    EXPECT_EQ(q->GetKmax(), 60000u);
+    DoubleValue pmax;
+    q->GetAttribute("EcnPmax", pmax);
+    EXPECT_DOUBLE_EQ(pmax.Get(), 0.5);
+    Simulator::Destroy();
+    Config::Reset();
+}
+
+TEST(HpccConfigDeathTest, FabricsThatCannotBeBuilt)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    RoceHelper roce;
+    RoceSwitchHelper switches;
+    const auto twice = RoceHpccFormat::ReadTopology(
+        Write("twolinks", "3 1 3\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n0 2 100Gbps 1us 0\n"));
+    EXPECT_DEATH(RoceHpccFormat::Build(twice, roce, switches),
+                 "line 5: host 0 has a second link \\(the first on line 3\\)");
+    const auto lonely = RoceHpccFormat::ReadTopology(
+        Write("lonely", "4 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n"));
+    EXPECT_DEATH(RoceHpccFormat::Build(lonely, roce, switches), "host 3 has no link");
+}
