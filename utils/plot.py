@@ -318,11 +318,11 @@ def pyplot():
 
 
 def size_label(b):
-    for unit, div in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+    """A message size as nccl-tests writes it: K, M, G = 2^10, 2^20, 2^30 bytes."""
+    for unit, div in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
         if b >= div:
-            v = b / div
-            return ("%g" % float("%.3g" % v)) + unit
-    return "%dB" % b
+            return ("%g" % float("%.3g" % (b / div))) + unit
+    return "%d" % b
 
 
 def time_axis(max_ns):
@@ -348,7 +348,6 @@ def _save(fig, out):
 
 
 def draw_slowdown(paths, labels, out, edges=None):
-    plt = pyplot()
     labels = _labels(paths, labels)
     sets = []
     for path in paths:
@@ -359,6 +358,7 @@ def draw_slowdown(paths, labels, out, edges=None):
                 sets.append(bucket_percentiles(read_fct(path), edges))
             except ValueError as e:
                 raise InputError("%s: %s" % (path, e))
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
     styles = {50: ("-", "o"), 95: ("--", "s"), 99: (":", "^")}
     for k, (label, rows) in enumerate(zip(labels, sets)):
@@ -378,11 +378,11 @@ def draw_slowdown(paths, labels, out, edges=None):
 
 
 def draw_cdf(paths, labels, out):
-    plt = pyplot()
     labels = _labels(paths, labels)
+    data = [cdf_points([s for _, s in read_fct(path)]) for path in paths]
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
-    for label, path in zip(labels, paths):
-        xs, ys = cdf_points([s for _, s in read_fct(path)])
+    for label, (xs, ys) in zip(labels, data):
         ax.step(xs, ys, where="post", label="%s (%d flows)" % (label, len(xs)))
     ax.set_xscale("log")
     ax.set_xlabel("FCT slowdown (FCT / standalone FCT)")
@@ -395,7 +395,6 @@ def draw_cdf(paths, labels, out):
 
 
 def draw_queue(path, out, node=None, port=None, top=5):
-    plt = pyplot()
     series = read_queue(path)
     keys = [k for k in series if (node is None or k[0] == node) and (port is None or k[1] == port)]
     if not keys:
@@ -406,6 +405,7 @@ def draw_queue(path, out, node=None, port=None, top=5):
     keys = keys[:top]
     max_t = max(max(series[k][0]) for k in keys)
     div, unit = time_axis(max_t)
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 5))
     for k in keys:
         ts, bs = series[k]
@@ -420,10 +420,10 @@ def draw_queue(path, out, node=None, port=None, top=5):
 
 
 def draw_pfc(path, out):
-    plt = pyplot()
     intervals, end = read_pfc(path)
     keys = sorted(intervals)
     div, unit = time_axis(end)
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, max(2.5, 0.35 * len(keys) + 1.5)))
     for row, k in enumerate(keys):
         bars = [(a / div, max((b - a) / div, 0)) for a, b in intervals[k]]
@@ -441,12 +441,13 @@ def draw_pfc(path, out):
 
 
 def draw_busbw(paths, labels, out):
-    plt = pyplot()
     labels = _labels(paths, labels)
+    data = [read_busbw(path) for path in paths]
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
     sizes = set()
-    for label, path in zip(labels, paths):
-        for (op, algo), pts in sorted(read_busbw(path).items()):
+    for label, series in zip(labels, data):
+        for (op, algo), pts in sorted(series.items()):
             sizes.update(s for s, _ in pts)
             ax.plot([s for s, _ in pts], [b for _, b in pts], "-o", markersize=4,
                     label="%s: %s %s" % (label, op, algo))
@@ -454,7 +455,7 @@ def draw_busbw(paths, labels, out):
     ticks = sorted(sizes)
     ax.set_xticks(ticks)
     ax.set_xticklabels([size_label(s) for s in ticks], fontsize=8)
-    ax.set_xlabel("message size (bytes)")
+    ax.set_xlabel("message size (bytes; K, M, G = 2^10, 2^20, 2^30)")
     ax.set_ylabel("bus bandwidth (Gb/s)")
     ax.set_ylim(bottom=0)
     ax.set_title("Collective bus bandwidth against message size")

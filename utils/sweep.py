@@ -26,7 +26,7 @@ parallel, --jobs at a time (default: one per core).
 Outputs in DIR (default sweep-EXAMPLE):
   results.csv  one row per run, ordered by grid value (in the order the grid
                gives them) then seed: the grid keys, seed, status ("ok",
-               "exit N", "no JSON"), then the JSON's members, flattened
+               "exit N", "signal N", "no JSON"), then the JSON's members, flattened
                (nested objects as a.b; lists left out; true/false as 1/0).
                A member named like a grid key or seed/status is json.NAME.
                Wall-clock members (names starting "wall" or with "wall" after
@@ -392,6 +392,8 @@ def run_one(name, base, cmd):
             err.write(("sweep: cannot run %s: %s\n" % (cmd[0], e.strerror)).encode())
             rc = 127
     seconds = time.monotonic() - start
+    if rc < 0:
+        return "signal %d" % -rc, [], seconds
     if rc != 0:
         return "exit %d" % rc, [], seconds
     try:
