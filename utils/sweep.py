@@ -351,8 +351,11 @@ def draw_metric(path, metric, grid, x, header, summary):
         m = [p[2] for p in pts]
         err = [[max(0, p[2] - p[3]) for p in pts], [max(0, p[4] - p[2]) for p in pts]]
         if numeric_x:
-            ax.errorbar([float(p[1]) for p in pts], m, yerr=err, marker="o", capsize=4,
-                        label=label)
+            # Markers and dashes differ per series (largest first), so that
+            # series with equal values stay visible on top of each other.
+            ax.errorbar([float(p[1]) for p in pts], m, yerr=err, capsize=4, label=label,
+                        marker="osD^vP*X"[j % 8], markersize=max(3, 10 - 1.5 * j),
+                        linestyle=("-", "--", "-.", ":")[j % 4], linewidth=max(1, 3 - 0.5 * j))
         else:
             ax.bar([p[0] - 0.4 + width * (j + 0.5) for p in pts], m, width, yerr=err,
                    capsize=4, label=label)
