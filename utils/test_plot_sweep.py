@@ -197,6 +197,57 @@ class PlotCommandLine(TempFiles):
             self.assertNotIn("Traceback", p.stderr)
 
 
+def has_matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+@unittest.skipUnless(has_matplotlib(), "python3-matplotlib is not installed")
+class PlotFigures(TempFiles):
+    """Each subcommand writes a PNG (signature, IHDR) from small inputs."""
+
+    def assertPng(self, args):
+        out = os.path.join(self.tmp.name, "out.png")
+        if os.path.exists(out):
+            os.remove(out)
+        self.assertEqual(plot.main(args + ["-o", out]), 0)
+        with open(out, "rb") as f:
+            data = f.read()
+        self.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n")
+        self.assertEqual(data[12:16], b"IHDR")
+        self.assertGreater(len(data), 1024)
+
+    def test_every_subcommand(self):
+        fct = self.write("a.fct", "".join(
+            "0b000101 0b000201 %d 100 %d 0 %d %d\n" % (i, size, size * (1 + i % 3), size)
+            for i, size in enumerate((500, 1500, 3000, 80000, 150000, 900000))))
+        sjson = self.write("s.json", '{"slowdown_by_size": [{"size_max": 1000, "p50": 1, '
+                           '"p95": 2, "p99": 3}, {"size_max": 10000, "p50": 1.2, "p95": 2.5, '
+                           '"p99": 4}]}')
+        queue = self.write("q.csv", "time_ns,node,port,priority,bytes\n" + "".join(
+            "%d,%d,1,3,%d\n" % (t * 1000, n, (t * 37 * (n + 1)) % 5000)
+            for t in range(50) for n in range(3)))
+        pfc = self.write("p.csv", "time_ns,node,port,priority,event\n"
+                         "1000,1,0,3,XOFF\n5000,1,0,3,XON\n2000,2,1,3,XOFF\n")
+        coll = self.write("c.json", '{"results": [{"op": "allreduce", "algo": "ring", '
+                          '"size": 1048576, "busbw_gbps": 50}, {"op": "allreduce", '
+                          '"algo": "ring", "size": 16777216, "busbw_gbps": 80}]}')
+        self.assertPng(["slowdown", fct, sjson, "--label", "fct", "--label", "json"])
+        self.assertPng(["cdf", fct])
+        self.assertPng(["queue", queue, "--top", "2"])
+        self.assertPng(["queue", queue, "--node", "1", "--port", "1"])
+        self.assertPng(["pfc", pfc])
+        self.assertPng(["busbw", coll])
+
+    def test_queue_filter_without_samples_is_an_error(self):
+        queue = self.write("q.csv", "time_ns,node,port,priority,bytes\n0,1,1,3,5\n")
+        self.assertEqual(plot.main(["queue", queue, "--node", "7", "-o",
+                                    os.path.join(self.tmp.name, "x.png")]), 2)
+
+
 class Flatten(unittest.TestCase):
     def test_scalars_nested_lists_bools(self):
         doc = {"a": 1, "b": {"c": 2.5, "d": {"e": "x"}}, "l": [1, 2], "t": True, "n": None}
