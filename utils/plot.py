@@ -358,6 +358,23 @@ def draw_slowdown(paths, labels, out, edges=None):
                 sets.append(bucket_percentiles(read_fct(path), edges))
             except ValueError as e:
                 raise InputError("%s: %s" % (path, e))
+    draw_slowdown_sets(sets, labels, out)
+
+
+def pooled_slowdown(paths, edges=None):
+    """bucket_percentiles of the flows of several FCT files together (e.g. the
+    seeds of one sweep point)."""
+    flows = []
+    for path in paths:
+        flows.extend(read_fct(path))
+    try:
+        return bucket_percentiles(flows, edges)
+    except ValueError as e:
+        raise InputError("%s: %s" % (", ".join(paths), e))
+
+
+def draw_slowdown_sets(sets, labels, out, title=None):
+    """sets: per label, bucket_percentiles' rows."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
     styles = {50: ("-", "o"), 95: ("--", "s"), 99: (":", "^")}
@@ -371,9 +388,11 @@ def draw_slowdown(paths, labels, out, edges=None):
     ax.set_yscale("log")
     ax.set_xlabel("flow size, bucket upper edge (bytes)")
     ax.set_ylabel("FCT slowdown (FCT / standalone FCT)")
-    ax.set_title("FCT slowdown by flow size (p50 solid, p95 dashed, p99 dotted)")
+    ax.set_title((title + ": " if title else "") +
+                 "FCT slowdown by flow size (p50 solid, p95 dashed, p99 dotted)",
+                 fontsize=10 if title else 12)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, ncol=max(1, len(paths)))
+    ax.legend(fontsize=8, ncol=max(1, min(3, len(sets))))
     _save(fig, out)
 
 

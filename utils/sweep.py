@@ -41,6 +41,10 @@ Outputs in DIR (default sweep-EXAMPLE):
                values are all numbers, else the first), one line (numeric x)
                or bar group (otherwise) per value of the other keys; error bars
                span min..max over the seeds.
+  slowdown-X-V.png  with "outputs": {"fct": SUFFIX} (runs writing HPCC's fct
+               format): FCT slowdown p50/p95/p99 per flow-size bucket, one
+               figure per value V of the x key, a line set per value of the
+               other keys (e.g. per congestion control), the seeds' flows pooled.
 
 A failed run is reported with its command and log; the sweep finishes the
 others, writes the outputs and exits 1. Bad arguments or a bad sweep file exit 2.
@@ -60,6 +64,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
 
 
 class SweepError(Exception):
@@ -376,6 +381,46 @@ def draw_metric(path, metric, grid, x, header, summary):
     plt.close(fig)
 
 
+def slowdown_groups(grid, x, runs):
+    """The FCT slowdown figures of a sweep whose runs write FCT files: one per
+    value of x, a line set per value of the other keys, the seeds pooled.
+    runs: [(point, fct_path)] of the successful runs, in sweep order.
+    Returns [(x value or None, [(label, [fct paths])])]."""
+    keys = [k for k, _ in grid]
+    others = [k for k in keys if k != x]
+    figures = {}
+    order = []
+    for point, path in runs:
+        p = dict(point)
+        xv = p[x] if x else None
+        label = ", ".join("%s=%s" % (k, p[k]) for k in others) or "all"
+        if xv not in figures:
+            figures[xv] = {}
+            order.append(xv)
+        figures[xv].setdefault(label, []).append(path)
+    return [(xv, list(figures[xv].items())) for xv in order]
+
+
+def draw_slowdowns(out, grid, x, todo, results, suffix):
+    """DIR/slowdown[-X-VALUE].png from the runs' FCT files (HPCC's fct format)."""
+    import plot
+    runs = [(point, "%s.%s" % (base, suffix))
+            for i, (point, _, _, base, _) in enumerate(todo) if results[i][0] == "ok"]
+    n = 0
+    for xv, series in slowdown_groups(grid, x, runs):
+        try:
+            sets = [plot.pooled_slowdown(paths) for _, paths in series]
+        except plot.InputError as e:
+            print("sweep: no slowdown figure for %s=%s: %s" % (x, xv, e), file=sys.stderr)
+            continue
+        name = "slowdown" if xv is None else "slowdown-%s-%s" % (x, xv)
+        plot.draw_slowdown_sets(sets, [label for label, _ in series],
+                                os.path.join(out, re.sub(r"[^A-Za-z0-9.+-]", "_", name) + ".png"),
+                                title=None if xv is None else "%s=%s, seeds pooled" % (x, xv))
+        n += 1
+    return n
+
+
 # ----------------------------------------------------------------------------
 # Running
 
@@ -524,9 +569,14 @@ def main(argv=None):
             if m in numeric:
                 draw_metric(os.path.join(out, re.sub(r"[^A-Za-z0-9.+-]", "_", m) + ".png"),
                             m, spec["grid"], x, header, summary)
+    slowdown_figures = 0
+    if not a.no_plots and "fct" in spec.get("outputs", {}):
+        slowdown_figures = draw_slowdowns(out, spec["grid"], x, todo, results,
+                                          spec["outputs"]["fct"])
     print("sweep: %d of %d runs ok; wrote %s/results.csv, summary.csv%s" %
           (len(todo) - len(failed), len(todo), out,
-           "" if a.no_plots else " and %d figure(s)" % len([m for m in metrics if m in numeric])),
+           "" if a.no_plots else " and %d figure(s)" %
+           (len([m for m in metrics if m in numeric]) + slowdown_figures)),
           file=sys.stderr)
     return status
 

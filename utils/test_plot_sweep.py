@@ -5,6 +5,8 @@ flow-size bucket, JSON flattening and the sweep's aggregation, against values
 computed by hand. Run: python3 -m unittest utils/test_plot_sweep.py (ctest:
 check/python/plot-sweep)."""
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -244,8 +246,12 @@ class PlotFigures(TempFiles):
 
     def test_queue_filter_without_samples_is_an_error(self):
         queue = self.write("q.csv", "time_ns,node,port,priority,bytes\n0,1,1,3,5\n")
-        self.assertEqual(plot.main(["queue", queue, "--node", "7", "-o",
-                                    os.path.join(self.tmp.name, "x.png")]), 2)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = plot.main(["queue", queue, "--node", "7", "-o",
+                            os.path.join(self.tmp.name, "x.png")])
+        self.assertEqual(rc, 2)
+        self.assertIn(queue + ": no samples for node 7", err.getvalue())
 
 
 class Flatten(unittest.TestCase):
@@ -347,6 +353,58 @@ class SpecFile(TempFiles):
                 sweep.load_spec(path)
             self.assertIn(path, str(cm.exception))
             self.assertIn(msg, str(cm.exception))
+
+
+class SlowdownFigures(TempFiles):
+    def test_groups_per_x_value_series_per_other_keys(self):
+        grid = [("cc", ["dcqcn", "hpcc"]), ("load", ["0.3", "0.5"])]
+        runs = [((("cc", c), ("load", l)), "%s-%s-%d" % (c, l, s))
+                for c in ("dcqcn", "hpcc") for l in ("0.3", "0.5") for s in (1, 2)]
+        self.assertEqual(sweep.slowdown_groups(grid, "load", runs), [
+            ("0.3", [("cc=dcqcn", ["dcqcn-0.3-1", "dcqcn-0.3-2"]),
+                     ("cc=hpcc", ["hpcc-0.3-1", "hpcc-0.3-2"])]),
+            ("0.5", [("cc=dcqcn", ["dcqcn-0.5-1", "dcqcn-0.5-2"]),
+                     ("cc=hpcc", ["hpcc-0.5-1", "hpcc-0.5-2"])])])
+
+    def test_pooled_slowdown_of_two_files(self):
+        # Slowdowns 2 and 4 (1 KB flows) from one seed, 6 from the other:
+        # p50 of 2, 4, 6 = 4; p99: rank 1.98, 4 + 0.98 * 2 = 5.96.
+        a = self.write("a.fct", "0b000101 0b000201 1 1 1000 0 2000 1000\n"
+                       "0b000101 0b000201 2 1 900 0 4000 1000\n")
+        b = self.write("b.fct", "0b000101 0b000201 1 1 1000 0 6000 1000\n")
+        rows = plot.pooled_slowdown([a, b])
+        self.assertEqual([(e, n) for e, n, _ in rows], [(1000, 3)])
+        self.assertAlmostEqual(rows[0][2][50], 4.0)
+        self.assertAlmostEqual(rows[0][2][99], 5.96)
+
+    @unittest.skipUnless(has_matplotlib(), "python3-matplotlib is not installed")
+    def test_sweep_with_fct_outputs(self):
+        # A stand-in example: its JSON and FCT file follow from its arguments
+        # (slowdown 1 + factor x load, factor 2 for dcqcn, 1 for hpcc).
+        exe = self.write("example.py", "#!%s\n" % sys.executable + (
+            "import json, sys\n"
+            "a = dict(x[2:].split('=', 1) for x in sys.argv[1:])\n"
+            "s = 1 + {'dcqcn': 2, 'hpcc': 1}[a['cc']] * float(a['load'])\n"
+            "open(a['fct'], 'w').write('0b000101 0b000201 1 1 5000 0 %d 1000\\n' % (s * 1000))\n"
+            "json.dump({'slowdown_p99': s, 'seed': int(a['RngRun']), 'wall_time_s': 0.5},\n"
+            "          open(a['json'], 'w'))\n"))
+        os.chmod(exe, 0o755)
+        spec = self.write("s.json", '{"example": "x", "grid": {"cc": ["dcqcn", "hpcc"], '
+                          '"load": [0.5, 1]}, "seeds": 2, "outputs": {"fct": "fct.txt"}}')
+        out = os.path.join(self.tmp.name, "out")
+        with contextlib.redirect_stderr(io.StringIO()):
+            rc = sweep.main([spec, "--exe", exe, "--out", out, "--jobs", "2"])
+        self.assertEqual(rc, 0)
+        with open(os.path.join(out, "results.csv"), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[0], "cc,load,seed,status,slowdown_p99,json.seed")
+        self.assertEqual(lines[1:], ["dcqcn,0.5,1,ok,2.0,1", "dcqcn,0.5,2,ok,2.0,2",
+                                     "dcqcn,1,1,ok,3.0,1", "dcqcn,1,2,ok,3.0,2",
+                                     "hpcc,0.5,1,ok,1.5,1", "hpcc,0.5,2,ok,1.5,2",
+                                     "hpcc,1,1,ok,2.0,1", "hpcc,1,2,ok,2.0,2"])
+        for name in ("slowdown_p99.png", "slowdown-load-0.5.png", "slowdown-load-1.png",
+                     "summary.csv", "wall.csv"):
+            self.assertTrue(os.path.isfile(os.path.join(out, name)), name)
 
 
 if __name__ == "__main__":
