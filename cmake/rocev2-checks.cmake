@@ -241,3 +241,25 @@ endif()
 add_test(NAME check/cli/build-needs-setup
          COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-build-packages.py
                  --cli ${_rocev2_root}/rocev2)
+
+# Plots and sweeps (utils/plot.py, utils/sweep.py) need Debian's python3 with
+# python3-matplotlib, which an interpreter earlier on PATH may lack.
+find_program(ROCEV2_DEBIAN_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(ROCEV2_DEBIAN_PYTHON3)
+  set(_rocev2_plot_python ${ROCEV2_DEBIAN_PYTHON3})
+else()
+  set(_rocev2_plot_python ${ROCEV2_PYTHON3})
+endif()
+# Parsers, percentiles per flow-size bucket, JSON flattening and the sweep's
+# aggregation against hand-computed values.
+add_test(NAME check/python/plot-sweep
+         COMMAND ${_rocev2_plot_python} -m unittest -v test_plot_sweep
+         WORKING_DIRECTORY ${_rocev2_root}/utils)
+# sweeps/incast-tiny.json (rocev2-incast, cc x senders, 2 seeds): 8 rows with
+# the grid values and seeds, bytes_delivered = senders x size, valid PNGs, the
+# same results.csv twice, a failing run reported (exit 1).
+add_test(NAME check/sweep/tiny
+         COMMAND ${_rocev2_plot_python} ${_rocev2_root}/utils/check-sweep.py
+                 --example ${CMAKE_BINARY_DIR}/examples/rocev2-incast
+                 --work ${CMAKE_BINARY_DIR}/check-sweep)
+set_tests_properties(check/sweep/tiny PROPERTIES SKIP_RETURN_CODE 77)
