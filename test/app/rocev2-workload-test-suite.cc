@@ -307,6 +307,7 @@ class FctFileTestCase : public TestCase
             flows[i].dst = dst[i];
             flows[i].bytes = size[i];
             flows[i].dport = static_cast<uint16_t>(100 + i);
+            flows[i].priority = static_cast<uint8_t>(i + 1);
             flows[i].start = NanoSeconds(1000 + 777 * i);
         }
         RoceWorkloadHelper().Install(c.hosts, flows, stats);
@@ -352,6 +353,19 @@ class FctFileTestCase : public TestCase
             // host 0 sends two flows: ports 10000 and 10001 in start order
             uint32_t expectedSport = (i == 1) ? 10001 : 10000;
             NS_TEST_EXPECT_MSG_EQ(sport, expectedSport, "sport counts from 10000 per host");
+            // the flow's queue pair on the sender carries the flow's priority
+            Ptr<RoceNetDevice> nic = RoceHelper::GetNic(c.hosts.Get(src[i]));
+            uint32_t found = 0;
+            for (uint32_t q = 0; q < nic->GetNQps(); ++q)
+            {
+                Ptr<RoceQueuePair> qp = nic->GetQpByIndex(q);
+                if (qp->GetSourcePort() == sport && qp->GetRemoteAddress() == d)
+                {
+                    ++found;
+                    NS_TEST_EXPECT_MSG_EQ(unsigned(qp->GetPriority()), i + 1, "QP priority");
+                }
+            }
+            NS_TEST_EXPECT_MSG_EQ(found, 1, "one QP per flow on its sender");
             NS_TEST_EXPECT_MSG_EQ_TOL(double(idealNs),
                                       LoneFct(c.path, bytes) * 1e9,
                                       1.0,
