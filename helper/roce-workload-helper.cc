@@ -65,6 +65,10 @@ RoceWorkloadHelper::Install(NodeContainer nodes,
         NS_ABORT_MSG_IF(f.start < Time(0),
                         "RoceWorkloadHelper::Install: flow " << i << ": start " << f.start
                                                              << " is negative");
+    }
+    // Every flow is checked before anything is installed.
+    for (const RoceFlowSpec& f : flows)
+    {
         auto it = apps.find(f.src);
         if (it == apps.end())
         {
