@@ -16,8 +16,10 @@
  * --pattern=poisson draws flows from --cdf at --load of each host's rate for
  * --duration (Poisson arrivals, random src != dst); incast sends --size from
  * every other host to host 0; permutation sends --size along a random
- * derangement. --flows-out writes the flows as an HPCC flow file. --fct
- * writes the HPCC FCT file, --json the summary. The program exits 1 if a flow
+ * derangement. A relative --cdf path that does not exist is also looked for
+ * from the folders above the current one (and their contrib/rocev2), so the
+ * sample CDFs are found from a build folder or an ns-3 tree. --flows-out writes the flows as an
+ * HPCC flow file. --fct writes the HPCC FCT file, --json the summary. The program exits 1 if a flow
  * did not complete or a lossless run dropped a packet.
  */
 #include "rocev2-example-args.h"
@@ -32,6 +34,34 @@
 
 using namespace ns3;
 using namespace ns3::RoceExampleArgs;
+
+namespace
+{
+
+/** \return path, or the first of ../path, ../contrib/rocev2/path, ... that exists */
+std::string
+FindDataFile(const std::string& path)
+{
+    if (path.empty() || path[0] == '/' || std::ifstream(path).good())
+    {
+        return path;
+    }
+    std::string up;
+    for (int i = 0; i < 6; ++i)
+    {
+        for (const std::string& dir : {up, up + "contrib/rocev2/"})
+        {
+            if (std::ifstream(dir + path).good())
+            {
+                return dir + path;
+            }
+        }
+        up += "../";
+    }
+    return path;
+}
+
+} // namespace
 
 int
 main(int argc, char* argv[])
@@ -86,7 +116,7 @@ main(int argc, char* argv[])
     const Time start = MicroSeconds(10);
     if (pattern == "poisson")
     {
-        RoceSizeCdf cdf = RoceSizeCdf::Read(cdfPath);
+        RoceSizeCdf cdf = RoceSizeCdf::Read(FindDataFile(cdfPath));
         flows = RoceWorkloadHelper::Poisson(nHosts,
                                             cdf,
                                             load,
