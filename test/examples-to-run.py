@@ -46,6 +46,9 @@ cpp_examples = [
     ("rocev2-ai-zone-allreduce --gpus=16 --op=alltoall --sizes=4M --qps=2 --qp-mode=rr", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=8 --op=broadcast --sizes=1M", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=32 --op=allgather --sizes=2M --placement=fragmented --fabric-gpus=64", "True", "False"),
+    ("rocev2-workload --load=0.3 --duration=100us", "True", "False"),
+    ("rocev2-workload --pattern=incast --size=200000 --cc=dcqcn", "True", "False"),
+    ("rocev2-workload --pattern=permutation --size=500000", "True", "False"),
 ]
 
 # A list of Python examples to run in order to ensure that they remain

@@ -1,0 +1,70 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * RoceWorkloadHelper refuses flows it cannot install, naming the flow, the
+ * field and the value, and writes HPCC flow files in that lineage's layout.
+ */
+
+#include "ns3/node-container.h"
+#include "ns3/roce-fct-stats.h"
+#include "ns3/roce-workload-helper.h"
+
+#include <gtest/gtest.h>
+#include <sstream>
+#include <string>
+
+using namespace ns3;
+
+namespace
+{
+
+/** \return a flow */
+RoceFlowSpec
+Flow(uint32_t src, uint32_t dst, uint64_t bytes = 1000)
+{
+    RoceFlowSpec f;
+    f.src = src;
+    f.dst = dst;
+    f.bytes = bytes;
+    return f;
+}
+
+} // namespace
+
+TEST(WorkloadHelper, InstallRefusesBadFlows)
+{
+    NodeContainer nodes(3);
+    Ptr<RoceFctStats> stats = CreateObject<RoceFctStats>();
+    RoceWorkloadHelper h;
+    EXPECT_DEATH(h.Install(nodes, {Flow(0, 1), Flow(3, 1)}, stats),
+                 "flow 1: src 3 is not below the 3 nodes given");
+    EXPECT_DEATH(h.Install(nodes, {Flow(0, 7)}, stats), "flow 0: dst 7 is not below the 3 nodes");
+    EXPECT_DEATH(h.Install(nodes, {Flow(0, 1), Flow(1, 2), Flow(2, 2)}, stats),
+                 "flow 2: src and dst are both 2");
+    EXPECT_DEATH(h.Install(nodes, {Flow(0, 1, 0)}, stats), "flow 0: bytes 0");
+    RoceFlowSpec prio = Flow(0, 1);
+    prio.priority = 8;
+    EXPECT_DEATH(h.Install(nodes, {prio}, stats), "flow 0: priority 8 is not in 0..7");
+    // A node without a NIC is named too.
+    EXPECT_DEATH(h.Install(nodes, {Flow(0, 1)}, stats), "has no RoceNetDevice");
+}
+
+TEST(WorkloadHelper, WritesHpccFlowFile)
+{
+    RoceFlowSpec a = Flow(288, 259, 1295359);
+    a.start = NanoSeconds(2000001507);
+    RoceFlowSpec b = Flow(1, 0, 7);
+    b.priority = 5;
+    b.dport = 4791;
+    b.start = NanoSeconds(12);
+    std::ostringstream os;
+    RoceWorkloadHelper::WriteHpccFlowFile(os, {a, b});
+    EXPECT_EQ(os.str(), "2\n288 259 3 100 1295359 2.000001507\n1 0 5 4791 7 0.000000012\n");
+}
+
+TEST(WorkloadHelper, IncastAndPermutationRefuseBadInput)
+{
+    EXPECT_DEATH(RoceWorkloadHelper::Incast({1, 2, 3}, 2, 10, Seconds(0)),
+                 "the receiver 2 is also a sender");
+    EXPECT_DEATH(RoceWorkloadHelper::Permutation(1, 10, Seconds(0), 1), "at least 2 hosts");
+}
