@@ -18,9 +18,10 @@ Inputs:
   JSON       collective results (rocev2-ai-zone-allreduce --json):
                {"results": [{"op", "algo", "size", "busbw_gbps", ...}]}
 
-Percentiles interpolate linearly between the two nearest ranks
-(rank = p/100 * (n - 1) of the sorted values, numpy's default). Flow-size
-buckets are (previous edge, edge]; the default edges are 1-2-5 per decade.
+Percentiles are nearest-rank (the value at rank ceil(p/100 * n) of the sorted
+values), as RoceFctStats computes them. Flow-size buckets are (previous edge,
+edge]; the default edges are RoceFctStats' (3 KB x 4^k up to 12 MB, then one
+bucket above).
 
 Bad input (a missing file, a wrong header, a malformed line) prints one line
 naming the file (and line) and exits with status 2.
@@ -43,29 +44,29 @@ class InputError(Exception):
 # Numbers
 
 def percentile(values, p):
-    """The p-th percentile (0..100) of values, interpolated linearly between the
-    nearest ranks: rank = p/100 * (n - 1) in the sorted values."""
+    """The p-th percentile (0..100) of values by nearest rank, as RoceFctStats
+    computes it: the value at rank ceil(p/100 * n) (1-based) of the sorted
+    values, the smallest for p = 0."""
     if not values:
         raise ValueError("percentile of no values")
     if not 0 <= p <= 100:
         raise ValueError("percentile %r outside 0..100" % p)
     s = sorted(values)
-    rank = p / 100.0 * (len(s) - 1)
-    lo = int(math.floor(rank))
-    hi = min(lo + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (rank - lo)
+    rank = int(math.ceil(p / 100.0 * len(s) - 1e-9))
+    return s[max(rank, 1) - 1]
+
+
+# RoceFctStats' size buckets: upper edges 3 KB x 4^k up to 12 MB, then one above.
+FCT_EDGES = (3000, 12000, 48000, 192000, 768000, 3000000, 12000000)
 
 
 def default_edges(max_size):
-    """1-2-5 bucket edges per decade, from 1 KB up to the first edge >= max_size."""
-    edges = []
-    decade = 1000
-    while True:
-        for m in (1, 2, 5):
-            edges.append(m * decade)
-            if m * decade >= max_size:
-                return edges
-        decade *= 10
+    """RoceFctStats' bucket edges, and one edge >= max_size for the flows above
+    the last (the largest flow, as the JSON's last bucket gives it)."""
+    edges = list(FCT_EDGES)
+    if max_size > edges[-1]:
+        edges.append(max_size)
+    return edges
 
 
 def bucket_percentiles(flows, edges=None, ps=(50, 95, 99)):
@@ -156,12 +157,11 @@ def _load_json(path):
                                                        if hasattr(e, "msg") else e))
 
 
-_EDGE_KEYS = ("size_max", "max_size", "upper_bytes", "size_upper", "bucket_bytes", "size")
 
 
 def read_slowdown_json(path):
-    """A run's JSON "slowdown_by_size": [{"size_max": B, "count": n, "p50": x, "p95": y,
-    "p99": z}] (also "slowdown_p50"-style names). Returns bucket_percentiles' shape."""
+    """A run's JSON "slowdown_by_size": [{"max_bytes": B, "flows": n, "p50": x, "p95": y,
+    "p99": z}], as RoceFctStats writes it. Returns bucket_percentiles' shape."""
     doc = _load_json(path)
     rows = doc.get("slowdown_by_size") if isinstance(doc, dict) else None
     if not isinstance(rows, list) or not rows:
@@ -171,16 +171,16 @@ def read_slowdown_json(path):
         where = "%s: slowdown_by_size[%d]" % (path, i)
         if not isinstance(row, dict):
             raise InputError("%s is not an object" % where)
-        edge = next((row[k] for k in _EDGE_KEYS if k in row), None)
+        edge = row.get("max_bytes")
         if not isinstance(edge, (int, float)) or edge <= 0:
-            raise InputError("%s: no positive bucket edge (%s)" % (where, ", ".join(_EDGE_KEYS)))
+            raise InputError("%s: no positive \"max_bytes\"" % where)
         ps = {}
         for p in (50, 95, 99):
-            v = row.get("p%d" % p, row.get("slowdown_p%d" % p))
+            v = row.get("p%d" % p)
             if not isinstance(v, (int, float)):
                 raise InputError("%s: p%d missing or not a number" % (where, p))
             ps[p] = float(v)
-        out.append((edge, int(row.get("count", row.get("flows", 0)) or 0), ps))
+        out.append((edge, int(row.get("flows", 0) or 0), ps))
     return sorted(out, key=lambda r: r[0])
 
 

@@ -43,14 +43,15 @@ class TempFiles(unittest.TestCase):
 
 
 class Percentile(unittest.TestCase):
-    def test_interpolates_between_ranks(self):
-        # Sorted 1, 2, 3, 4 (n = 4): rank = p/100 * 3.
+    def test_nearest_rank(self):
+        # Sorted 1, 2, 3, 4 (n = 4): the value at rank ceil(p/100 * 4).
         vals = [4, 1, 3, 2]
         self.assertEqual(plot.percentile(vals, 0), 1)
         self.assertEqual(plot.percentile(vals, 100), 4)
-        self.assertAlmostEqual(plot.percentile(vals, 50), 2.5)    # rank 1.5
-        self.assertAlmostEqual(plot.percentile(vals, 95), 3.85)   # rank 2.85
-        self.assertAlmostEqual(plot.percentile(vals, 99), 3.97)   # rank 2.97
+        self.assertEqual(plot.percentile(vals, 50), 2)    # rank 2
+        self.assertEqual(plot.percentile(vals, 51), 3)    # rank ceil(2.04) = 3
+        self.assertEqual(plot.percentile(vals, 95), 4)    # rank ceil(3.8) = 4
+        self.assertEqual(plot.percentile(list(range(1, 101)), 99), 99)
 
     def test_one_value(self):
         self.assertEqual(plot.percentile([7.5], 99), 7.5)
@@ -63,29 +64,28 @@ class Percentile(unittest.TestCase):
 
 
 class Buckets(unittest.TestCase):
-    def test_default_edges_are_1_2_5_per_decade(self):
-        self.assertEqual(plot.default_edges(1), [1000])
-        self.assertEqual(plot.default_edges(1000), [1000])
-        self.assertEqual(plot.default_edges(1001), [1000, 2000])
-        self.assertEqual(plot.default_edges(30000),
-                         [1000, 2000, 5000, 10000, 20000, 50000])
+    def test_default_edges_are_the_fct_stats_buckets(self):
+        fct = [3000, 12000, 48000, 192000, 768000, 3000000, 12000000]
+        self.assertEqual(plot.default_edges(1), fct)
+        self.assertEqual(plot.default_edges(12000000), fct)
+        self.assertEqual(plot.default_edges(30000000), fct + [30000000])
 
     def test_upper_edge_inclusive(self):
         # Edges 1000, 2000, 5000: 1000 B is in (0, 1000], 1001 B in (1000, 2000].
         flows = [(1000, 1.0), (500, 3.0), (1001, 10.0), (2000, 20.0), (4000, 2.0)]
         rows = plot.bucket_percentiles(flows, [1000, 2000, 5000], ps=(50, 99))
         self.assertEqual([(e, n) for e, n, _ in rows], [(1000, 2), (2000, 2), (5000, 1)])
-        # (0, 1000]: slowdowns 1, 3: p50 = 2, p99 = 1 + 0.99 * 2 = 2.98.
-        self.assertAlmostEqual(rows[0][2][50], 2.0)
-        self.assertAlmostEqual(rows[0][2][99], 2.98)
-        # (1000, 2000]: 10, 20: p50 = 15, p99 = 19.9.
-        self.assertAlmostEqual(rows[1][2][50], 15.0)
-        self.assertAlmostEqual(rows[1][2][99], 19.9)
+        # (0, 1000]: slowdowns 1, 3: p50 at rank 1 = 1, p99 at rank 2 = 3.
+        self.assertAlmostEqual(rows[0][2][50], 1.0)
+        self.assertAlmostEqual(rows[0][2][99], 3.0)
+        # (1000, 2000]: 10, 20: p50 = 10, p99 = 20.
+        self.assertAlmostEqual(rows[1][2][50], 10.0)
+        self.assertAlmostEqual(rows[1][2][99], 20.0)
         self.assertEqual(rows[2][2], {50: 2.0, 99: 2.0})
 
     def test_empty_buckets_left_out_and_overflow_refused(self):
         rows = plot.bucket_percentiles([(100, 1.0), (150000, 4.0)])
-        self.assertEqual([e for e, _, _ in rows], [1000, 200000])
+        self.assertEqual([e for e, _, _ in rows], [3000, 192000])
         with self.assertRaises(ValueError):
             plot.bucket_percentiles([(6000, 1.0)], [1000, 5000])
 
@@ -172,13 +172,13 @@ class JsonReaders(TempFiles):
         self.assertInputError(lambda: plot.read_busbw(path), path + ":2:", "not JSON")
 
     def test_slowdown_by_size(self):
-        path = self.write("s.json", '{"slowdown_by_size": [{"size_max": 5000, "count": 3, '
-                          '"p50": 1.5, "p95": 2, "p99": 3}, {"size_max": 1000, "count": 1, '
-                          '"slowdown_p50": 1, "slowdown_p95": 1, "slowdown_p99": 1}]}')
+        path = self.write("s.json", '{"slowdown_by_size": [{"max_bytes": 5000, "flows": 3, '
+                          '"p50": 1.5, "p95": 2, "p99": 3}, {"max_bytes": 1000, "flows": 1, '
+                          '"p50": 1, "p95": 1, "p99": 1}]}')
         self.assertEqual(plot.read_slowdown_json(path),
                          [(1000, 1, {50: 1.0, 95: 1.0, 99: 1.0}),
                           (5000, 3, {50: 1.5, 95: 2.0, 99: 3.0})])
-        path = self.write("t.json", '{"slowdown_by_size": [{"size_max": 5000, "p50": 1}]}')
+        path = self.write("t.json", '{"slowdown_by_size": [{"max_bytes": 5000, "p50": 1}]}')
         self.assertInputError(lambda: plot.read_slowdown_json(path), path, "p95 missing")
 
 
@@ -226,8 +226,8 @@ class PlotFigures(TempFiles):
         fct = self.write("a.fct", "".join(
             "0b000101 0b000201 %d 100 %d 0 %d %d\n" % (i, size, size * (1 + i % 3), size)
             for i, size in enumerate((500, 1500, 3000, 80000, 150000, 900000))))
-        sjson = self.write("s.json", '{"slowdown_by_size": [{"size_max": 1000, "p50": 1, '
-                           '"p95": 2, "p99": 3}, {"size_max": 10000, "p50": 1.2, "p95": 2.5, '
+        sjson = self.write("s.json", '{"slowdown_by_size": [{"max_bytes": 1000, "p50": 1, '
+                           '"p95": 2, "p99": 3}, {"max_bytes": 10000, "p50": 1.2, "p95": 2.5, '
                            '"p99": 4}]}')
         queue = self.write("q.csv", "time_ns,node,port,priority,bytes\n" + "".join(
             "%d,%d,1,3,%d\n" % (t * 1000, n, (t * 37 * (n + 1)) % 5000)
@@ -368,14 +368,14 @@ class SlowdownFigures(TempFiles):
 
     def test_pooled_slowdown_of_two_files(self):
         # Slowdowns 2 and 4 (1 KB flows) from one seed, 6 from the other:
-        # p50 of 2, 4, 6 = 4; p99: rank 1.98, 4 + 0.98 * 2 = 5.96.
+        # p50 of 2, 4, 6: rank ceil(1.5) = 2, 4; p99: rank 3, 6.
         a = self.write("a.fct", "0b000101 0b000201 1 1 1000 0 2000 1000\n"
                        "0b000101 0b000201 2 1 900 0 4000 1000\n")
         b = self.write("b.fct", "0b000101 0b000201 1 1 1000 0 6000 1000\n")
         rows = plot.pooled_slowdown([a, b])
-        self.assertEqual([(e, n) for e, n, _ in rows], [(1000, 3)])
+        self.assertEqual([(e, n) for e, n, _ in rows], [(3000, 3)])
         self.assertAlmostEqual(rows[0][2][50], 4.0)
-        self.assertAlmostEqual(rows[0][2][99], 5.96)
+        self.assertAlmostEqual(rows[0][2][99], 6.0)
 
     @unittest.skipUnless(has_matplotlib(), "python3-matplotlib is not installed")
     def test_sweep_with_fct_outputs(self):
