@@ -23,8 +23,9 @@
  * --monitor=PREFIX writes the fabric monitors (RoceMonitor) as CSV: the PFC
  * event log (PREFIX-pfc.csv), egress queues and link utilisation sampled
  * every --sample (PREFIX-queue.csv, PREFIX-link.csv) and per-QP CNP counts
- * (PREFIX-cnp.csv); the samplers stop when the last flow completes. On a
- * terminal, stderr shows a progress line unless --quiet.
+ * (PREFIX-cnp.csv), and adds them to --json; the samplers stop when the
+ * last flow completes. On a terminal, stderr shows a progress line unless
+ * --quiet.
  *
  * The JSON holds drops, pfc_pause_tx, max_queue_bytes, buffer_leftover_bytes,
  * ecn_marked, cnp_sent and per-flow {src, bytes, fct_us, goodput_gbps}. The
@@ -342,6 +343,11 @@ main(int argc, char* argv[])
             << "  \"cc\": \"" << cc << "\",\n"
             << "  \"dcqcn_preset\": \"" << preset << "\",\n";
         stats.WriteJsonMembers(out);
+        if (monitors)
+        {
+            out << ",\n";
+            monitors->WriteJsonMembers(out);
+        }
         out << ",\n  \"flows\": [\n";
         for (std::size_t i = 0; i < flows.size(); ++i)
         {
