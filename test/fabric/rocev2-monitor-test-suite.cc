@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -221,6 +222,27 @@ class PfcLogTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(lines, mon->GetPfcRxLog().size(), "one HPCC line per frame");
         NS_TEST_EXPECT_MSG_EQ(pauses, stats.pfcPauseTx, "pauses received = pauses sent");
         NS_TEST_EXPECT_MSG_EQ(resumes, stats.pfcResumeTx, "resumes received = resumes sent");
+        // The CSV holds a header and one line per row.
+        const std::string prefix = CreateTempDirFilename("monitor");
+        mon->WriteCsv(prefix);
+        std::ifstream csv(prefix + "-pfc.csv");
+        std::string header;
+        std::getline(csv, header);
+        NS_TEST_EXPECT_MSG_EQ(header, "time_ns,node,port,priority,type", "pfc.csv header");
+        uint64_t csvXoff = 0;
+        uint64_t csvRows = 0;
+        for (std::string line; std::getline(csv, line);)
+        {
+            ++csvRows;
+            csvXoff += line.size() > 5 && line.substr(line.size() - 5) == ",XOFF" ? 1 : 0;
+        }
+        NS_TEST_EXPECT_MSG_EQ(csvRows, xoff + xon, "pfc.csv rows");
+        NS_TEST_EXPECT_MSG_EQ(csvXoff, stats.pfcPauseTx, "pfc.csv XOFF rows");
+        NS_TEST_EXPECT_MSG_EQ(std::ifstream(prefix + "-cnp.csv").good(), true, "cnp.csv");
+        NS_TEST_EXPECT_MSG_EQ(std::ifstream(prefix + "-queue.csv").good(),
+                              false,
+                              "queue.csv written though queue sampling is off");
+
         // A frame is received at least one propagation delay after it is sent.
         if (!mon->GetPfcLog().empty() && !mon->GetPfcRxLog().empty())
         {
