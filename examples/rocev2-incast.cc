@@ -20,6 +20,13 @@
  * set and the switch ECN marking that goes with it. --trace-rate writes each
  * sender QP's rate (and window) every --trace-interval as CSV.
  *
+ * --monitor=PREFIX writes the fabric monitors (RoceMonitor) as CSV: the PFC
+ * event log (PREFIX-pfc.csv), egress queues and link utilisation sampled
+ * every --sample (PREFIX-queue.csv, PREFIX-link.csv) and per-QP CNP counts
+ * (PREFIX-cnp.csv), and adds them to --json; the samplers stop when the
+ * last flow completes. On a terminal, stderr shows a progress line unless
+ * --quiet.
+ *
  * The JSON holds drops, pfc_pause_tx, max_queue_bytes, buffer_leftover_bytes,
  * ecn_marked, cnp_sent and per-flow {src, bytes, fct_us, goodput_gbps}. The
  * program exits 1 if a byte is missing, if a lossless run dropped anything,
@@ -90,7 +97,13 @@ main(int argc, char* argv[])
     cmd.AddValue("dry-run",
                  "Print the estimated size of the run (hosts, packets, memory) and stop",
                  dryRun);
-    cmd.AddValue("quiet", "No warning on stderr before a large run", quiet);
+    std::string monitor;
+    std::string sampleText = "10us";
+    cmd.AddValue("monitor",
+                 "Write the fabric monitors as CSV files PREFIX-{pfc,queue,link,cnp}.csv",
+                 monitor);
+    cmd.AddValue("sample", "Sampling interval of --monitor's queue and link samples", sampleText);
+    cmd.AddValue("quiet", "No warning on stderr before a large run, and no progress line", quiet);
     cmd.Parse(argc, argv);
 
     NS_ABORT_MSG_IF(senders == 0, "--senders must be at least 1");
@@ -112,6 +125,7 @@ main(int argc, char* argv[])
     const DataRate linkRate = ParseRate("rate", rate);
     const Time linkDelay = ParseTime("delay", delay);
     const Time sampleEvery = ParsePositiveTime("trace-interval", traceInterval);
+    const Time monitorEvery = ParsePositiveTime("sample", sampleText);
     Time rtt;
     if (!baseRtt.empty())
     {
@@ -217,6 +231,27 @@ main(int argc, char* argv[])
     auto countWindow = [&ccReductions](uint64_t before, uint64_t after) {
         ccReductions += after < before ? 1 : 0;
     };
+    Ptr<RoceMonitor> monitors;
+    if (!monitor.empty())
+    {
+        monitors = CreateObject<RoceMonitor>();
+        monitors->EnablePfcLog();
+        monitors->EnableQueueSampling(monitorEvery);
+        monitors->EnableLinkUtilisation(monitorEvery);
+    }
+    // The run ends when the last flow completes: stop the samplers and the
+    // progress line then, or they would keep Simulator::Run() going.
+    uint32_t pending = senders;
+    auto flowDone = [&pending, &monitors]() {
+        if (--pending == 0)
+        {
+            if (monitors)
+            {
+                monitors->Stop();
+            }
+            RoceProgress::Disable();
+        }
+    };
     std::vector<Flow> flows(senders);
     for (uint32_t s = 0; s < senders; ++s)
     {
@@ -226,9 +261,12 @@ main(int argc, char* argv[])
         c->TraceConnectWithoutContext("Rate", Callback<void, double, double>(countRate));
         c->TraceConnectWithoutContext("Window", Callback<void, uint64_t, uint64_t>(countWindow));
         Flow* f = &flows[s];
-        f->qp->PostWrite(size, Callback<void, const RoceCompletion&>([f](const RoceCompletion& c) {
-                             f->done = c.completed;
-                         }));
+        f->qp->PostWrite(
+            size,
+            Callback<void, const RoceCompletion&>([f, &flowDone](const RoceCompletion& c) {
+                f->done = c.completed;
+                flowDone();
+            }));
     }
 
     std::ofstream rateOut;
@@ -256,8 +294,14 @@ main(int argc, char* argv[])
         Simulator::ScheduleNow(sample);
     }
 
+    RoceProgress::Enable(Time(0), quiet);
     Simulator::Run();
+    RoceProgress::Disable();
 
+    if (monitors)
+    {
+        monitors->WriteCsv(monitor);
+    }
     RoceFabricStats stats = RoceFabricStats::Collect();
     uint64_t expected = uint64_t(senders) * size;
     Time last;
@@ -299,6 +343,11 @@ main(int argc, char* argv[])
             << "  \"cc\": \"" << cc << "\",\n"
             << "  \"dcqcn_preset\": \"" << preset << "\",\n";
         stats.WriteJsonMembers(out);
+        if (monitors)
+        {
+            out << ",\n";
+            monitors->WriteJsonMembers(out);
+        }
         out << ",\n  \"flows\": [\n";
         for (std::size_t i = 0; i < flows.size(); ++i)
         {
@@ -316,6 +365,22 @@ main(int argc, char* argv[])
     // With a congestion control the incast must have made it act: DCQCN
     // received CNPs and cut a rate, the others cut a rate or a window. PFC
     // alone keeps such a run lossless, so the checks above would pass without.
+    if (monitors)
+    {
+        // The PFC log has one row per PFC frame sent: as many XOFF rows as
+        // pauses the devices count.
+        uint64_t xoffRows = 0;
+        for (const RoceMonitor::PfcEvent& e : monitors->GetPfcLog())
+        {
+            xoffRows += e.xoff ? 1 : 0;
+        }
+        if (xoffRows != stats.pfcPauseTx)
+        {
+            std::cout << "  FAIL: the PFC log has " << xoffRows << " XOFF rows for "
+                      << stats.pfcPauseTx << " pauses sent\n";
+            ok = false;
+        }
+    }
     if (cc == "dcqcn" && cnpReceived == 0)
     {
         std::cout << "  FAIL: DCQCN but no CNP received\n";

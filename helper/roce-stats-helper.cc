@@ -7,6 +7,7 @@
 #include "ns3/node.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-pfc-net-device.h"
+#include "ns3/roce-progress.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 
@@ -94,7 +95,7 @@ RoceFabricStats::WriteBenchLines(std::ostream& os) const
     t.precision(9);
     t << Simulator::Now().GetSeconds();
     os << "BENCH sim_time_s=" << t.str() << "\n"
-       << "BENCH events=" << Simulator::GetEventCount() << "\n"
+       << "BENCH events=" << Simulator::GetEventCount() - RoceProgress::GetOwnEvents() << "\n"
        << "BENCH packet_hops=" << packetHops << "\n";
 }
 

@@ -24,6 +24,7 @@ cpp_examples = [
     ("rocev2-incast --senders=8 --size=500000 --cc=hpcc", "True", "False"),
     ("rocev2-incast --senders=8 --size=500000 --cc=timely", "True", "False"),
     ("rocev2-incast --senders=8 --size=500000 --cc=dctcp", "True", "False"),
+    ("rocev2-incast --senders=4 --size=300000 --buffer=0.5 --monitor=rocev2-incast-monitor --sample=5us --json=rocev2-incast-monitor.json", "True", "False"),
     ("rocev2-victim-flow --cc=none --size=1000000 --victim-size=10000000 --warmup=100us", "True", "False"),
     ("rocev2-ai-zone-topology --gpus=64 --uplinks=8 --pairs=16", "True", "False"),
     ("rocev2-ai-zone-topology --gpus=256 --tiers=3 --zones=2 --uplinks=4 --oversub=2 --pairs=16", "True", "False"),
