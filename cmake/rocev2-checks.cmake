@@ -263,3 +263,28 @@ add_test(NAME check/sweep/tiny
                  --example ${CMAKE_BINARY_DIR}/examples/rocev2-incast
                  --work ${CMAKE_BINARY_DIR}/check-sweep)
 set_tests_properties(check/sweep/tiny PROPERTIES SKIP_RETURN_CODE 77)
+
+# rocev2-hpcc-compat: an HPCC-lineage config.txt run end to end (FCT, PFC and
+# queue files in that lineage's formats, the JSON members, same seed same
+# output, another RngRun another generated load), and its bad input.
+set(_rocev2_hpcc ${CMAKE_BINARY_DIR}/examples/rocev2-hpcc-compat)
+add_test(NAME check/hpcc-compat/tiny-config
+         COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-hpcc-compat.py
+                 ${_rocev2_hpcc} ${_rocev2_root} ${CMAKE_BINARY_DIR}/check-hpcc-compat)
+function(rocev2_add_hpcc_abort_check name expect)
+  _rocev2_abort_check(hpcc-${name} "${expect}" ${_rocev2_hpcc} ${ARGN})
+endfunction()
+rocev2_add_hpcc_abort_check(config-and-flows
+  "--config sets the topology and flows: give either --config or --topology/--flows"
+  --config=${_rocev2_root}/examples/hpcc/config-tiny.txt --flows=x.txt)
+rocev2_add_hpcc_abort_check(load "--load=1.5 is not in [0, 1]" --load=1.5)
+rocev2_add_hpcc_abort_check(nothing "nothing to run: give --config, --flows or --load")
+rocev2_add_hpcc_abort_check(cc "unknown congestion control 'cubic'"
+  --topology=${_rocev2_root}/examples/hpcc/tiny-topology.txt --load=0.1 --cc=cubic)
+rocev2_add_hpcc_abort_check(preset "--dcqcn-preset=hpcc-sim needs --cc=dcqcn, not --cc=hpcc"
+  --topology=${_rocev2_root}/examples/hpcc/tiny-topology.txt --load=0.1 --cc=hpcc
+  --dcqcn-preset=hpcc-sim)
+rocev2_add_hpcc_abort_check(flow-file "missing.txt: cannot be read"
+  --topology=${_rocev2_root}/examples/hpcc/tiny-topology.txt --flows=missing.txt)
+rocev2_add_hpcc_abort_check(config-line "tiny-flows.txt:1: '8' is not a config key"
+  --config=${_rocev2_root}/examples/hpcc/tiny-flows.txt)

@@ -18,6 +18,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <regex>
 #include <string>
 
@@ -114,6 +115,37 @@ ParseBytes(const std::string& flag, const std::string& text)
                     "--" << flag << "=" << text << " is not a whole number of bytes below 2^63");
     NS_ABORT_MSG_IF(bytes == 0, "--" << flag << "=" << text << " must be positive");
     return static_cast<uint64_t>(bytes);
+}
+
+/**
+ * \brief Find an input file the way users and the test runners give it: as
+ * given when it exists from the working directory (or is absolute), else the
+ * first of ../path, ../contrib/rocev2/path, ../../path, ... that exists, so
+ * that repository paths such as data/cdf/websearch.txt work from the build
+ * folder (ctest) and from an ns-3 tree (test.py).
+ * \param path a file name
+ * \return the path to open (path itself if none exists, so the reader's error names it)
+ */
+inline std::string
+FindDataFile(const std::string& path)
+{
+    if (path.empty() || path[0] == '/' || std::ifstream(path).good())
+    {
+        return path;
+    }
+    std::string up;
+    for (int i = 0; i < 6; ++i)
+    {
+        for (const std::string& dir : {up, up + "contrib/rocev2/"})
+        {
+            if (std::ifstream(dir + path).good())
+            {
+                return dir + path;
+            }
+        }
+        up += "../";
+    }
+    return path;
 }
 
 } // namespace RoceExampleArgs

@@ -7,6 +7,8 @@
 #ifndef ROCEV2_JOB_RUN_H
 #define ROCEV2_JOB_RUN_H
 
+#include "rocev2-example-args.h"
+
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/rocev2-module.h"
@@ -19,29 +21,6 @@ namespace ns3
 {
 namespace RoceExampleJobs
 {
-
-/** \return path, or the first of ../path, ../contrib/rocev2/path, ... that exists */
-inline std::string
-FindJobFile(const std::string& path)
-{
-    if (path.empty() || path[0] == '/' || std::ifstream(path).good())
-    {
-        return path;
-    }
-    std::string up;
-    for (int i = 0; i < 6; ++i)
-    {
-        for (const std::string& dir : {up, up + "contrib/rocev2/"})
-        {
-            if (std::ifstream(dir + path).good())
-            {
-                return dir + path;
-            }
-        }
-        up += "../";
-    }
-    return path;
-}
 
 /**
  * \brief Build the fabric, install the jobs of a file, run them and print
@@ -61,7 +40,7 @@ RunJobFile(const std::string& jobFile,
            uint64_t chunk,
            const std::string& cc)
 {
-    const std::string path = FindJobFile(jobFile);
+    const std::string path = RoceExampleArgs::FindDataFile(jobFile);
     const std::vector<RoceJobHelper::JobSpec> jobs = RoceJobHelper::Read(path);
     const uint32_t needed = RoceJobHelper::GetGpusNeeded(jobs);
     if (fabricGpus == 0)

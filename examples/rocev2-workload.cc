@@ -35,34 +35,6 @@
 using namespace ns3;
 using namespace ns3::RoceExampleArgs;
 
-namespace
-{
-
-/** \return path, or the first of ../path, ../contrib/rocev2/path, ... that exists */
-std::string
-FindDataFile(const std::string& path)
-{
-    if (path.empty() || path[0] == '/' || std::ifstream(path).good())
-    {
-        return path;
-    }
-    std::string up;
-    for (int i = 0; i < 6; ++i)
-    {
-        for (const std::string& dir : {up, up + "contrib/rocev2/"})
-        {
-            if (std::ifstream(dir + path).good())
-            {
-                return dir + path;
-            }
-        }
-        up += "../";
-    }
-    return path;
-}
-
-} // namespace
-
 int
 main(int argc, char* argv[])
 {

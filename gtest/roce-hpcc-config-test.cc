@@ -187,6 +187,8 @@ TEST(HpccConfigDeathTest, MalformedLines)
                  "down.txt:3: LINK_DOWN takes 3 values, found 2");
     EXPECT_DEATH(RoceHpccConfig::Read(Write("twice", base + "CC_MODE 1\nCC_MODE 3\n")),
                  "twice.txt:4: CC_MODE given twice \\(first on line 3\\)");
+    EXPECT_DEATH(RoceHpccConfig::Read(Write("notkey", base + "3 1 2\n")),
+                 "notkey.txt:3: '3' is not a config key");
     EXPECT_DEATH(RoceHpccConfig::Read(Write("notopo", "FLOW_FILE f.txt\n")),
                  "notopo.txt: TOPOLOGY_FILE is missing");
     EXPECT_DEATH(RoceHpccConfig::Read("/nonexistent/config.txt"),

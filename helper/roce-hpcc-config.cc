@@ -26,6 +26,7 @@
 #include <deque>
 #include <fstream>
 #include <limits>
+#include <regex>
 #include <sstream>
 
 namespace ns3
@@ -216,6 +217,10 @@ RoceHpccConfig::Read(const std::string& path)
     while (in.Next(f))
     {
         const std::string& key = f[0];
+        static const std::regex keyForm("[A-Za-z_][A-Za-z0-9_]*");
+        NS_ABORT_MSG_IF(!std::regex_match(key, keyForm),
+                        in.Where() << "'" << key
+                                   << "' is not a config key (expected 'KEY value ...')");
         NS_ABORT_MSG_IF(c.lines.count(key),
                         in.Where() << key << " given twice (first on line " << c.lines[key] << ")");
         auto it = Keys().find(key);

@@ -1,0 +1,304 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Runs an experiment of the HPCC-lineage simulators unmodified: their
+ * config.txt, or their topology and flow files with a congestion control
+ * named on the command line; or a web-search-like load generated on the
+ * topology. Writes that lineage's FCT and PFC files, our monitors' CSVs, and
+ * a JSON summary (FCT slowdown percentiles, PFC pauses, events, packet hops,
+ * simulated and wall time).
+ *
+ *   ./rocev2 run rocev2-hpcc-compat --config=mix/config.txt
+ *   ./rocev2 run rocev2-hpcc-compat --topology=data/hpcc-format/fat-tree-320.txt \
+ *       --flows=data/hpcc-format/websearch-320-30pct-10ms.txt --cc=dcqcn \
+ *       --dcqcn-preset=hpcc-sim --fct=fct.txt --json=run.json
+ *   ./rocev2 run rocev2-hpcc-compat --cc=hpcc --load=0.5 --duration=1ms --json=run.json
+ */
+
+#include "rocev2-example-args.h"
+
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/rocev2-module.h"
+
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+using namespace ns3;
+using namespace ns3::RoceExampleArgs;
+
+namespace
+{
+
+/** \return a file to write, or an abort naming the flag */
+std::unique_ptr<std::ofstream>
+OpenOut(const std::string& flag, const std::string& path)
+{
+    if (path.empty())
+    {
+        return nullptr;
+    }
+    auto out = std::make_unique<std::ofstream>(path);
+    NS_ABORT_MSG_IF(!*out, "cannot write " << flag << "=" << path);
+    return out;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    const auto wallStart = std::chrono::steady_clock::now();
+    std::string config;
+    std::string topologyFile;
+    std::string flowFile;
+    std::string cc = "dcqcn";
+    std::string preset;
+    std::string cdf = "data/cdf/websearch.txt";
+    double load = 0;
+    std::string duration = "1ms";
+    std::string fct;
+    std::string pfc;
+    std::string json;
+    std::string monitor;
+    std::string sample = "10us";
+    std::string stop;
+    uint32_t mtu = 1000;
+    bool quiet = false;
+
+    CommandLine cmd(__FILE__);
+    cmd.Usage("Run an HPCC-lineage experiment (config.txt, or topology and flow files) and "
+              "report FCT slowdown, PFC and run statistics.");
+    cmd.AddValue("config", "An HPCC-lineage config.txt (its keys set everything)", config);
+    cmd.AddValue("topology", "An HPCC-format topology file (without --config)", topologyFile);
+    cmd.AddValue("flows", "An HPCC-format flow file (without --config)", flowFile);
+    cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely, dctcp", cc);
+    cmd.AddValue("dcqcn-preset", "DCQCN preset: paper-2015, nvidia-cx, hpcc-sim", preset);
+    cmd.AddValue("cdf", "Flow-size CDF for a generated load (with --load)", cdf);
+    cmd.AddValue("load", "Generate Poisson flows at this load of the host links (0..1)", load);
+    cmd.AddValue("duration", "Span of the generated flows' arrivals", duration);
+    cmd.AddValue("mtu", "Payload bytes per packet (without --config)", mtu);
+    cmd.AddValue("fct", "Write the HPCC-format FCT file here", fct);
+    cmd.AddValue("pfc", "Write the HPCC-format PFC event file here", pfc);
+    cmd.AddValue("json", "Write the JSON summary here", json);
+    cmd.AddValue("monitor", "Write the monitors' CSVs with this prefix", monitor);
+    cmd.AddValue("sample", "Sampling interval of the queue and link monitors", sample);
+    cmd.AddValue("stop", "Stop at this simulated time even if flows remain", stop);
+    cmd.AddValue("quiet", "No progress line on stderr", quiet);
+    cmd.Parse(argc, argv);
+
+    NS_ABORT_MSG_IF(!config.empty() && (!topologyFile.empty() || !flowFile.empty()),
+                    "--config sets the topology and flows: give either --config or "
+                    "--topology/--flows");
+    NS_ABORT_MSG_IF(load < 0 || load > 1, "--load=" << load << " is not in [0, 1]");
+    NS_ABORT_MSG_IF(load > 0 && !flowFile.empty(),
+                    "--load generates the flows: give either --load or --flows");
+    NS_ABORT_MSG_IF(config.empty() && load == 0 && flowFile.empty(),
+                    "nothing to run: give --config, --flows or --load");
+    const Time sampleEvery = ParsePositiveTime("sample", sample);
+
+    RoceHelper roce;
+    RoceSwitchHelper switches;
+    RoceHpccConfig hpcc;
+    if (!config.empty())
+    {
+        hpcc = RoceHpccConfig::Read(FindDataFile(config));
+        topologyFile = FindDataFile(hpcc.Resolve(hpcc.topologyFile));
+        flowFile = FindDataFile(hpcc.Resolve(hpcc.flowFile));
+        fct = fct.empty() ? hpcc.fctFile : fct;
+        pfc = pfc.empty() ? hpcc.pfcFile : pfc;
+        cc = hpcc.GetCcName();
+        if (!hpcc.GetWarning().empty())
+        {
+            std::cerr << "warning: " << hpcc.GetWarning() << "\n";
+        }
+    }
+    if (topologyFile.empty())
+    {
+        topologyFile = "data/hpcc-format/fat-tree-320.txt";
+    }
+    topologyFile = FindDataFile(topologyFile);
+    flowFile = FindDataFile(flowFile);
+    const RoceHpccFormat::Topology topology = RoceHpccFormat::ReadTopology(topologyFile);
+    if (!config.empty())
+    {
+        hpcc.Apply(roce, switches, topology);
+    }
+    else
+    {
+        roce.SetNicAttribute("PayloadMtu", UintegerValue(mtu));
+        if (!preset.empty())
+        {
+            NS_ABORT_MSG_IF(cc != "dcqcn",
+                            "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
+            roce.SetDcqcnPreset(preset);
+            switches.SetEcnForDcqcnPreset(preset);
+        }
+        else
+        {
+            roce.SetCongestionControl(cc);
+            if (cc == "dcqcn")
+            {
+                switches.SetEcnForDcqcnPreset("hpcc-sim");
+            }
+        }
+    }
+    NodeContainer nodes =
+        RoceHpccFormat::Build(topology,
+                              roce,
+                              switches,
+                              hpcc.values.count("ERROR_RATE_PER_LINK")
+                                  ? std::stod(hpcc.values.at("ERROR_RATE_PER_LINK")[0])
+                                  : 0.0);
+    if (!config.empty())
+    {
+        hpcc.ApplyEcnByRate();
+    }
+    RoceSwitchHelper::AssignStreams(1000);
+
+    // The flows: from the file, or generated on the topology's hosts.
+    std::vector<RoceFlowSpec> flows;
+    if (load > 0)
+    {
+        std::vector<uint32_t> hosts;
+        DataRate hostRate;
+        for (uint32_t i = 0; i < topology.nodes; ++i)
+        {
+            if (!topology.isSwitch[i])
+            {
+                hosts.push_back(i);
+            }
+        }
+        hostRate = RoceHelper::GetNic(nodes.Get(hosts[0]))->GetDataRate();
+        const RoceSizeCdf sizes = RoceSizeCdf::Read(FindDataFile(cdf));
+        flows = RoceWorkloadHelper::Poisson(hosts.size(),
+                                            sizes,
+                                            load,
+                                            hostRate,
+                                            Seconds(0),
+                                            ParsePositiveTime("duration", duration),
+                                            1);
+        for (auto& f : flows)
+        {
+            f.src = hosts[f.src];
+            f.dst = hosts[f.dst];
+        }
+    }
+    else
+    {
+        flows = RoceWorkloadHelper::FromHpcc(RoceHpccFormat::ReadFlows(flowFile, topology));
+    }
+    NS_ABORT_MSG_IF(flows.empty(), "no flows to run");
+    Ptr<RoceFctStats> fctStats = CreateObject<RoceFctStats>();
+    RoceWorkloadHelper workload;
+    workload.Install(nodes, flows, fctStats);
+
+    Ptr<RoceMonitor> monitors = CreateObject<RoceMonitor>();
+    const bool wantQueue = !monitor.empty() || !hpcc.qlenFile.empty();
+    if (!pfc.empty() || !monitor.empty())
+    {
+        monitors->EnablePfcLog();
+    }
+    // Samplers start with the first flow (that lineage's flows start at 2 s).
+    Time firstStart = flows.front().start;
+    for (const auto& f : flows)
+    {
+        firstStart = std::min(firstStart, f.start);
+    }
+    Simulator::Schedule(firstStart, [=]() {
+        if (wantQueue)
+        {
+            monitors->EnableQueueSampling(sampleEvery);
+        }
+        if (!monitor.empty())
+        {
+            monitors->EnableLinkUtilisation(sampleEvery);
+        }
+    });
+    fctStats->SetAllDoneCallback(Callback<void>([monitors]() {
+        monitors->Stop();
+        RoceProgress::Disable();
+        Simulator::Stop();
+    }));
+    Time stopAt = stop.empty() ? hpcc.stopTime : ParsePositiveTime("stop", stop);
+    if (stopAt.IsStrictlyPositive())
+    {
+        Simulator::Stop(stopAt);
+    }
+    RoceProgress::Enable(stopAt, quiet);
+
+    Simulator::Run();
+
+    RoceProgress::Disable();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    const Time simTime = Simulator::Now();
+    const uint64_t events = Simulator::GetEventCount() - RoceProgress::GetOwnEvents();
+    RoceFabricStats stats = RoceFabricStats::Collect();
+
+    if (auto out = OpenOut("--fct", fct))
+    {
+        fctStats->WriteHpccFct(*out);
+    }
+    if (auto out = OpenOut("--pfc", pfc))
+    {
+        monitors->WritePfcHpcc(*out);
+    }
+    if (!monitor.empty())
+    {
+        monitors->WriteCsv(monitor);
+    }
+    if (auto out = OpenOut("QLEN_MON_FILE", config.empty() ? "" : hpcc.qlenFile))
+    {
+        // The queue samples between QLEN_MON_START and QLEN_MON_END (0: the end).
+        *out << "time_ns,node,port,priority,bytes\n";
+        for (const auto& q : monitors->GetQueueSamples())
+        {
+            if (q.timeNs >= hpcc.qlenStart.GetNanoSeconds() &&
+                (hpcc.qlenEnd.IsZero() || q.timeNs <= hpcc.qlenEnd.GetNanoSeconds()))
+            {
+                *out << q.timeNs << "," << q.node << "," << q.ifIndex << "," << unsigned(q.priority)
+                     << "," << q.bytes << "\n";
+            }
+        }
+    }
+
+    std::cout << std::fixed << std::setprecision(3)
+              << "rocev2-hpcc-compat: " << topology.nodes - topology.switches.size() << " hosts, "
+              << topology.switches.size() << " switches, " << flows.size() << " flows, cc " << cc
+              << (preset.empty() ? "" : " (" + preset + ")") << "\n"
+              << "  completed " << fctStats->GetCompleted() << "/" << flows.size()
+              << ", slowdown p50 " << fctStats->GetSlowdownPercentile(50) << " p95 "
+              << fctStats->GetSlowdownPercentile(95) << " p99 "
+              << fctStats->GetSlowdownPercentile(99) << "\n"
+              << "  PFC pauses " << stats.pfcPauseTx << ", drops " << stats.drops << ", simulated "
+              << simTime.GetSeconds() << " s in " << wall << " s wall\n";
+    fctStats->PrintTable(std::cout);
+    stats.WriteBenchLines(std::cout);
+
+    if (auto out = OpenOut("--json", json))
+    {
+        *out << std::setprecision(10) << "{\n"
+             << "  \"topology\": \"" << topologyFile << "\",\n"
+             << "  \"flow_file\": \"" << (load > 0 ? "" : flowFile) << "\",\n"
+             << "  \"config\": \"" << config << "\",\n"
+             << "  \"cc\": \"" << cc << "\",\n"
+             << "  \"dcqcn_preset\": \"" << preset << "\",\n"
+             << "  \"load\": " << load << ",\n"
+             << "  \"seed_run\": " << RngSeedManager::GetRun() << ",\n"
+             << "  \"pfc_pauses\": " << stats.pfcPauseTx << ",\n"
+             << "  \"events\": " << events << ",\n"
+             << "  \"sim_time_s\": " << simTime.GetSeconds() << ",\n"
+             << "  \"wall_time_s\": " << wall << ",\n";
+        fctStats->WriteJsonMembers(*out, 2);
+        *out << ",\n";
+        stats.WriteJsonMembers(*out, 2);
+        *out << "\n}\n";
+    }
+    const bool ok = fctStats->GetCompleted() == flows.size() || stopAt.IsStrictlyPositive();
+    Simulator::Destroy();
+    return ok ? 0 : 1;
+}
