@@ -219,8 +219,8 @@ RoceHpccConfig::Read(const std::string& path)
         const std::string& key = f[0];
         static const std::regex keyForm("[A-Za-z_][A-Za-z0-9_]*");
         NS_ABORT_MSG_IF(!std::regex_match(key, keyForm),
-                        in.Where() << "'" << key
-                                   << "' is not a config key (expected 'KEY value ...')");
+                        in.Where()
+                            << "'" << key << "' is not a config key (expected 'KEY value ...')");
         NS_ABORT_MSG_IF(c.lines.count(key),
                         in.Where() << key << " given twice (first on line " << c.lines[key] << ")");
         auto it = Keys().find(key);
