@@ -14,6 +14,9 @@
 #include "ns3/attribute.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
+#include "ns3/queue-size.h"
+#include "ns3/roce-helper.h"
+#include "ns3/roce-switch-helper.h"
 
 #include <cctype>
 #include <cmath>
@@ -146,6 +149,35 @@ FindDataFile(const std::string& path)
         up += "../";
     }
     return path;
+}
+
+/**
+ * \brief Select the congestion control of every NIC installed from now on,
+ * and the switch ECN marking it works with: a DCQCN preset's published
+ * marking; for DCTCP, step marking at K = 30 KB per 100 Gb/s, scaled with
+ * each port's rate (DCTCP needs K > C x RTT / 7, Alizadeh et al.; C x RTT is
+ * 54 KB at 100 Gb/s over 1 us links, and the default RED thresholds, 400 KB
+ * at 100 Gb/s, would hardly ever mark); the others keep the default marking.
+ * \param roce the NIC helper \param switches the switch helper (before Install)
+ * \param cc none, dcqcn, hpcc, timely or dctcp \param preset a DCQCN preset or ""
+ */
+inline void
+SelectCongestionControl(RoceHelper& roce,
+                        RoceSwitchHelper& switches,
+                        const std::string& cc,
+                        const std::string& preset)
+{
+    if (!preset.empty())
+    {
+        roce.SetDcqcnPreset(preset);
+        switches.SetEcnForDcqcnPreset(preset);
+        return;
+    }
+    roce.SetCongestionControl(cc);
+    if (cc == "dctcp")
+    {
+        switches.SetEcnStepMarking(QueueSize("30KB"), DataRate("100Gbps"));
+    }
 }
 
 } // namespace RoceExampleArgs

@@ -130,21 +130,13 @@ main(int argc, char* argv[])
     else
     {
         roce.SetNicAttribute("PayloadMtu", UintegerValue(mtu));
-        if (!preset.empty())
-        {
-            NS_ABORT_MSG_IF(cc != "dcqcn",
-                            "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
-            roce.SetDcqcnPreset(preset);
-            switches.SetEcnForDcqcnPreset(preset);
-        }
-        else
-        {
-            roce.SetCongestionControl(cc);
-            if (cc == "dcqcn")
-            {
-                switches.SetEcnForDcqcnPreset("hpcc-sim");
-            }
-        }
+        NS_ABORT_MSG_IF(!preset.empty() && cc != "dcqcn",
+                        "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
+        // DCQCN without a preset: the hpcc-sim one, that lineage's own values.
+        SelectCongestionControl(roce,
+                                switches,
+                                cc,
+                                cc == "dcqcn" && preset.empty() ? "hpcc-sim" : preset);
     }
     NodeContainer nodes =
         RoceHpccFormat::Build(topology,

@@ -172,23 +172,7 @@ main(int argc, char* argv[])
     switches.SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
 
     RoceHelper roce;
-    if (preset.empty())
-    {
-        roce.SetCongestionControl(cc);
-    }
-    else
-    {
-        roce.SetDcqcnPreset(preset);
-        switches.SetEcnForDcqcnPreset(preset);
-    }
-    if (cc == "dctcp")
-    {
-        // DCTCP needs step marking at a threshold K (RED with Kmin = Kmax and
-        // Pmax = 1), with K > C x RTT / 7 (Alizadeh et al.): 30 KB at 100 Gb/s
-        // (C x RTT = 54 KB for 1 us links), scaled with the link rate. The
-        // default RED thresholds (400 KB at 100 Gb/s) would hardly ever mark.
-        switches.SetEcnStepMarking(QueueSize("30KB"), DataRate("100Gbps"));
-    }
+    SelectCongestionControl(roce, switches, cc, preset);
     switches.Install(sw);
 
     roce.SetDeviceAttribute("DataRate", DataRateValue(linkRate));

@@ -128,20 +128,7 @@ main(int argc, char* argv[])
     NodeContainer hosts(nHosts);
     RoceSwitchHelper switches;
     RoceHelper roce;
-    if (preset.empty())
-    {
-        roce.SetCongestionControl(cc);
-    }
-    else
-    {
-        roce.SetDcqcnPreset(preset);
-        switches.SetEcnForDcqcnPreset(preset);
-    }
-    if (cc == "dctcp")
-    {
-        // Step marking at K = 30 KB per 100 Gb/s (K > C x RTT / 7).
-        switches.SetEcnStepMarking(QueueSize("30KB"), DataRate("100Gbps"));
-    }
+    SelectCongestionControl(roce, switches, cc, preset);
     switches.Install(spineNodes);
     switches.Install(leafNodes);
     roce.SetChannelAttribute("Delay", TimeValue(linkDelay));
