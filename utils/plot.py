@@ -386,6 +386,10 @@ def draw_slowdown_sets(sets, labels, out, title=None):
                     label="%s p%d" % (label, p))
     ax.set_xscale("log")
     ax.set_yscale("log")
+    # Plain numbers (1, 2, 5, 10) on the log axis, not powers of ten.
+    from matplotlib.ticker import FormatStrFormatter
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+    ax.yaxis.set_minor_formatter(FormatStrFormatter("%g"))
     ax.set_xlabel("flow size, bucket upper edge (bytes)")
     ax.set_ylabel("FCT slowdown (FCT / standalone FCT)")
     ax.set_title((title + ": " if title else "") +
