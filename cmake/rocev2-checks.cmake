@@ -278,6 +278,7 @@ rocev2_add_hpcc_abort_check(config-and-flows
   "--config sets the topology and flows: give either --config or --topology/--flows"
   --config=${_rocev2_root}/examples/hpcc/config-tiny.txt --flows=x.txt)
 rocev2_add_hpcc_abort_check(load "--load=1.5 is not in [0, 1]" --load=1.5)
+rocev2_add_hpcc_abort_check(rates "--rates=1 needs --monitor=PREFIX" --load=0.1 --rates=1)
 rocev2_add_hpcc_abort_check(nothing "nothing to run: give --config, --flows or --load")
 rocev2_add_hpcc_abort_check(cc "unknown congestion control 'cubic'"
   --topology=${_rocev2_root}/examples/hpcc/tiny-topology.txt --load=0.1 --cc=cubic)

@@ -13,6 +13,7 @@
  *       --flows=data/hpcc-format/websearch-320-30pct-10ms.txt --cc=dcqcn \
  *       --dcqcn-preset=hpcc-sim --fct=fct.txt --json=run.json
  *   ./rocev2 run rocev2-hpcc-compat --cc=hpcc --load=0.5 --duration=1ms --json=run.json
+ *   ./rocev2 run rocev2-hpcc-compat --config=examples/hpcc/config-tiny.txt --monitor=run --rates=1
  */
 
 #include "rocev2-example-args.h"
@@ -68,6 +69,7 @@ main(int argc, char* argv[])
     std::string stop;
     uint32_t mtu = 1000;
     bool quiet = false;
+    bool rates = false;
 
     CommandLine cmd(__FILE__);
     cmd.Usage("Run an HPCC-lineage experiment (config.txt, or topology and flow files) and "
@@ -86,6 +88,7 @@ main(int argc, char* argv[])
     cmd.AddValue("json", "Write the JSON summary here", json);
     cmd.AddValue("monitor", "Write the monitors' CSVs with this prefix", monitor);
     cmd.AddValue("sample", "Sampling interval of the queue and link monitors", sample);
+    cmd.AddValue("rates", "With --monitor: also sample every queue pair's rate", rates);
     cmd.AddValue("stop", "Stop at this simulated time even if flows remain", stop);
     cmd.AddValue("quiet", "No progress line on stderr", quiet);
     cmd.Parse(argc, argv);
@@ -98,6 +101,7 @@ main(int argc, char* argv[])
                     "--load generates the flows: give either --load or --flows");
     NS_ABORT_MSG_IF(config.empty() && load == 0 && flowFile.empty(),
                     "nothing to run: give --config, --flows or --load");
+    NS_ABORT_MSG_IF(rates && monitor.empty(), "--rates=1 needs --monitor=PREFIX");
     const Time sampleEvery = ParsePositiveTime("sample", sample);
 
     RoceHelper roce;
@@ -209,6 +213,10 @@ main(int argc, char* argv[])
         {
             monitors->EnableLinkUtilisation(sampleEvery);
         }
+        if (!monitor.empty() && rates)
+        {
+            monitors->EnableRateSampling(sampleEvery);
+        }
     });
     fctStats->SetAllDoneCallback(Callback<void>([monitors]() {
         monitors->Stop();
@@ -242,6 +250,8 @@ main(int argc, char* argv[])
     if (!monitor.empty())
     {
         monitors->WriteCsv(monitor);
+        auto out = OpenOut("--monitor", monitor + "-monitor.json");
+        monitors->WriteJson(*out);
     }
     if (auto out = OpenOut("QLEN_MON_FILE", config.empty() ? "" : hpcc.qlenFile))
     {

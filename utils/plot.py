@@ -14,7 +14,7 @@ Inputs:
              (sip, dip: 8 hex digits). slowdown = fct_ns / standalone_fct_ns.
              slowdown also takes a run's JSON: its "slowdown_by_size" list.
   QUEUE_CSV  time_ns,node,port,priority,bytes            (PREFIX-queue.csv)
-  PFC_CSV    time_ns,node,port,priority,event (XOFF/XON) (PREFIX-pfc.csv)
+  PFC_CSV    time_ns,node,port,priority,type (XOFF/XON) (PREFIX-pfc.csv)
   JSON       collective results (rocev2-ai-zone-allreduce --json):
                {"results": [{"op", "algo", "size", "busbw_gbps", ...}]}
 
@@ -243,7 +243,7 @@ def _pfc_event(text):
 _pfc_event.what = "XOFF or XON"
 
 QUEUE_COLUMNS = ("time_ns", "node", "port", "priority", "bytes")
-PFC_COLUMNS = ("time_ns", "node", "port", "priority", "event")
+PFC_COLUMNS = ("time_ns", "node", "port", "priority", "type")
 
 
 def read_queue(path):
@@ -454,7 +454,11 @@ def draw_pfc(path, out):
     ax.set_yticks(range(len(keys)))
     ax.set_yticklabels(["node %d port %d prio %d" % k for k in keys], fontsize=8)
     ax.set_ylim(-0.6, len(keys) - 0.4)
-    ax.set_xlim(0, end / div if end > 0 else 1)
+    # From the first pause (runs of that lineage start their flows at 2 s).
+    start = min((a for v in intervals.values() for a, _ in v), default=0)
+    margin = max((end - start) * 0.02, 1)
+    ax.set_xlim(max(start - margin, 0) / div, (end + margin) / div if end > 0 else 1)
+    ax.ticklabel_format(axis="x", useOffset=False, style="plain")
     ax.invert_yaxis()
     ax.set_xlabel("time (%s)" % unit)
     total = sum(len(v) for v in intervals.values())

@@ -142,7 +142,7 @@ class CsvReaders(TempFiles):
         self.assertInputError(lambda: plot.read_queue(path), path + ":2:", "port 'x' is not")
 
     def test_pfc_intervals(self):
-        path = self.write("p.csv", "time_ns,node,port,priority,event\n"
+        path = self.write("p.csv", "time_ns,node,port,priority,type\n"
                           "10,1,0,3,XOFF\n"
                           "20,1,0,3,XOFF\n"     # refresh: the pause started at 10
                           "50,1,0,3,XON\n"
@@ -154,9 +154,9 @@ class CsvReaders(TempFiles):
         self.assertEqual(intervals, {(1, 0, 3): [(10, 50), (90, 90)], (2, 1, 3): [(70, 90)]})
 
     def test_pfc_bad_event(self):
-        path = self.write("p.csv", "time_ns,node,port,priority,event\n10,1,0,3,PAUSE\n")
+        path = self.write("p.csv", "time_ns,node,port,priority,type\n10,1,0,3,PAUSE\n")
         self.assertInputError(lambda: plot.read_pfc(path), path + ":2:",
-                              "event 'PAUSE' is not XOFF or XON")
+                              "type 'PAUSE' is not XOFF or XON")
 
 
 class JsonReaders(TempFiles):
@@ -232,7 +232,7 @@ class PlotFigures(TempFiles):
         queue = self.write("q.csv", "time_ns,node,port,priority,bytes\n" + "".join(
             "%d,%d,1,3,%d\n" % (t * 1000, n, (t * 37 * (n + 1)) % 5000)
             for t in range(50) for n in range(3)))
-        pfc = self.write("p.csv", "time_ns,node,port,priority,event\n"
+        pfc = self.write("p.csv", "time_ns,node,port,priority,type\n"
                          "1000,1,0,3,XOFF\n5000,1,0,3,XON\n2000,2,1,3,XOFF\n")
         coll = self.write("c.json", '{"results": [{"op": "allreduce", "algo": "ring", '
                           '"size": 1048576, "busbw_gbps": 50}, {"op": "allreduce", '
