@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sstream>
 #include <string>
 
 using namespace ns3;
@@ -85,6 +86,33 @@ TEST(HpccFormat, ReadsTheWebSearchFlows)
     }
     // 11.7 GB in all (data/README.md, to 3 digits).
     EXPECT_NEAR(bytes / 1e9, 11.7, 0.05);
+}
+
+TEST(HpccFormat, TopologyRoundTrip)
+{
+    // The HPCC fat-tree written and read back gives the same nodes, switches
+    // and links (rates, delays and error rates to the bit).
+    const RoceHpccFormat::Topology a = RoceHpccFormat::ReadTopology(TOPOLOGY);
+    std::ostringstream text;
+    RoceHpccFormat::WriteTopology(text, a);
+    const RoceHpccFormat::Topology b = RoceHpccFormat::ReadTopology(Write("roundtrip", text.str()));
+    EXPECT_EQ(b.nodes, a.nodes);
+    EXPECT_EQ(b.switches, a.switches);
+    ASSERT_EQ(b.links.size(), a.links.size());
+    for (size_t i = 0; i < a.links.size(); ++i)
+    {
+        EXPECT_EQ(b.links[i].a, a.links[i].a);
+        EXPECT_EQ(b.links[i].b, a.links[i].b);
+        EXPECT_EQ(b.links[i].rate, a.links[i].rate);
+        EXPECT_EQ(b.links[i].delay, a.links[i].delay);
+        EXPECT_EQ(b.links[i].errorRate, a.links[i].errorRate);
+    }
+    // An error rate survives too.
+    const auto c =
+        RoceHpccFormat::ReadTopology(Write("err-rt", "3 1 1\n2\n0 2 25Gbps 1500ns 0.001\n"));
+    std::ostringstream again;
+    RoceHpccFormat::WriteTopology(again, c);
+    EXPECT_EQ(again.str(), "3 1 1\n2\n0 2 25000000000bps 1500ns 0.001\n");
 }
 
 TEST(HpccFormatDeathTest, MalformedTopologies)

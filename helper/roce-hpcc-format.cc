@@ -61,6 +61,22 @@ RoceHpccFormat::ReadTopology(const std::string& path)
     return t;
 }
 
+void
+RoceHpccFormat::WriteTopology(std::ostream& os, const Topology& t)
+{
+    os << t.nodes << " " << t.switches.size() << " " << t.links.size() << "\n";
+    for (size_t i = 0; i < t.switches.size(); ++i)
+    {
+        os << (i ? " " : "") << t.switches[i];
+    }
+    os << "\n";
+    for (const Link& l : t.links)
+    {
+        os << l.a << " " << l.b << " " << l.rate.GetBitRate() << "bps " << l.delay.GetTimeStep()
+           << (Time::GetResolution() == Time::NS ? "ns " : "ps ") << l.errorRate << "\n";
+    }
+}
+
 std::vector<RoceHpccFormat::Flow>
 RoceHpccFormat::ReadFlows(const std::string& path, const Topology& topology)
 {

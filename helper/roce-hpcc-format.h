@@ -10,6 +10,7 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,13 @@ class RoceHpccFormat
      * \return its flows (aborts with file:line on malformed input)
      */
     static std::vector<Flow> ReadFlows(const std::string& path, const Topology& topology);
+
+    /**
+     * \brief Write a topology in the file format ReadTopology reads (rates in
+     * bit/s, delays in ns), e.g. to hand a fabric to another simulator.
+     * \param os the stream \param topology the topology
+     */
+    static void WriteTopology(std::ostream& os, const Topology& topology);
 
     /**
      * \brief Build the fabric a topology file describes.
