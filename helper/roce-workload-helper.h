@@ -4,7 +4,6 @@
 #ifndef ROCE_WORKLOAD_HELPER_H
 #define ROCE_WORKLOAD_HELPER_H
 
-#include "roce-fct-stats.h"
 #include "roce-hpcc-format.h"
 #include "roce-size-cdf.h"
 
@@ -12,6 +11,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
+#include "ns3/roce-fct-stats.h"
 #include "ns3/roce-flow-app.h"
 
 #include <ostream>

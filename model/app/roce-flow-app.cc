@@ -4,9 +4,10 @@
 
 #include "roce-flow-app.h"
 
+#include "roce-fct-stats.h"
+
 #include "ns3/abort.h"
 #include "ns3/log.h"
-#include "ns3/roce-fct-stats.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-queue-pair.h"
 #include "ns3/simulator.h"
