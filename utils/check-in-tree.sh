@@ -21,7 +21,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${ROCEV2_INTREE_CACHE:-$HOME/.cache/rocev2-intree}"
 # What a user copies into contrib/rocev2 (the standalone-only cmake/, gtest/,
 # bench/ and build folders stay out).
-MODULE_ITEMS=(CMakeLists.txt VERSION LICENSE README.md model helper examples test doc)
+MODULE_ITEMS=(CMakeLists.txt VERSION LICENSE README.md model helper examples test doc data)
 
 usage() {
     cat <<EOF
