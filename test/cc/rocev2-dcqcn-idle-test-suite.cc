@@ -6,6 +6,7 @@
  * and the skipped expiries are applied when the rate is next read. The
  * simulation must be the same as with "run" in everything observable.
  */
+#include "ns3/data-rate.h"
 #include "ns3/enum.h"
 #include "ns3/node-container.h"
 #include "ns3/roce-bth-header.h"
@@ -161,7 +162,117 @@ RunIdle(const std::string& preset, const std::vector<IdleSender>& senders, const
     return r;
 }
 
+/// A queue pair whose idleness the test sets.
+class FakeQp : public RoceCcRateListener
+{
+  public:
+    bool idle{false}; //!< what IsIdle() answers
+
+    void RateRaised() override
+    {
+    }
+
+    bool IsIdle() const override
+    {
+        return idle;
+    }
+};
+
+/// Rc and Rt at each sample, and the events executed.
+struct HookRun
+{
+    std::vector<double> rates;   //!< Rc at each sample, bit/s
+    std::vector<double> targets; //!< Rt at each sample, bit/s
+    uint64_t events{0};          //!< events the simulator executed
+};
+
+/**
+ * One DCQCN reaction point driven directly (10 us increase timer, byte
+ * counter off, alpha starts at 1 so a CNP halves the rate): CNP at 0, the
+ * queue pair idle from 15 us (the expiry at 20 us finds it idle), a CNP at
+ * 55 us while the timer sleeps (the expiries at 30, 40 and 50 us come
+ * first), idle again, a read at 95 us, exactly when an expiry is due, by an
+ * event scheduled before the timer's (so the eager timer has not run yet),
+ * then busy again and read at 96 and 130 us.
+ */
+HookRun
+RunHooks(const std::string& mode)
+{
+    Ptr<RoceCcDcqcn> cc = CreateObject<RoceCcDcqcn>();
+    cc->SetAttribute("RateIncreaseTimer", TimeValue(MicroSeconds(10)));
+    cc->SetAttribute("ByteCounter", UintegerValue(0));
+    cc->SetAttribute("IdleTimers", StringValue(mode));
+    RoceCcContext ctx;
+    ctx.lineRate = DataRate("100Gbps");
+    cc->Init(ctx);
+    FakeQp qp;
+    cc->SetRateListener(&qp);
+    HookRun r;
+    auto sample = [&r, cc]() {
+        r.rates.push_back(cc->GetRate());
+        r.targets.push_back(cc->GetTargetRate());
+    };
+    Simulator::Schedule(MicroSeconds(0), [cc]() { cc->OnCnp(); });
+    Simulator::Schedule(MicroSeconds(15), [&qp]() { qp.idle = true; });
+    Simulator::Schedule(MicroSeconds(55), [cc, sample]() {
+        cc->OnCnp();
+        sample();
+    });
+    Simulator::Schedule(MicroSeconds(95), [&qp, sample]() {
+        sample();
+        qp.idle = false;
+    });
+    Simulator::Schedule(MicroSeconds(96), sample);
+    Simulator::Schedule(MicroSeconds(130), sample);
+    Simulator::Stop(MilliSeconds(1));
+    Simulator::Run();
+    sample();
+    r.events = Simulator::GetEventCount();
+    cc->SetRateListener(nullptr);
+    cc->Dispose();
+    Simulator::Destroy();
+    return r;
+}
+
 } // namespace
+
+/**
+ * \ingroup rocev2
+ * The hooks that meet a sleeping timer, driven directly: a CNP while the
+ * timer sleeps must first apply the skipped expiries (the decrease halves
+ * the rate those expiries raised), a read at the instant of an expiry must
+ * not apply it before the timer's own event would, and a queue pair that is
+ * busy again must see the expiries at their old phase. Rc and Rt at every
+ * sample must equal the eager timer's, with fewer events.
+ */
+class DcqcnIdleTimersHooksTestCase : public TestCase
+{
+  public:
+    DcqcnIdleTimersHooksTestCase()
+        : TestCase("DCQCN IdleTimers sleep = run: CNP while asleep, read at an expiry, wake-up "
+                   "phase")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        HookRun run = RunHooks("run");
+        HookRun sleep = RunHooks("sleep");
+        NS_TEST_ASSERT_MSG_EQ(run.rates.size(), 5u, "samples");
+        NS_TEST_ASSERT_MSG_EQ(sleep.rates.size(), run.rates.size(), "samples");
+        for (std::size_t i = 0; i < run.rates.size(); ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ(sleep.rates[i], run.rates[i], "Rc at sample " << i);
+            NS_TEST_ASSERT_MSG_EQ(sleep.targets[i], run.targets[i], "Rt at sample " << i);
+        }
+        // The last sample is after the timer's end: back at line rate.
+        NS_TEST_ASSERT_MSG_EQ(run.rates.back(), 100e9, "recovered to line rate");
+        // The eager timer's expiries at 30, 40, 50, 75 and 85 us find the
+        // queue pair idle: with "sleep" they are not events.
+        NS_TEST_ASSERT_MSG_LT(sleep.events, run.events, "sleeping timers save events");
+    }
+};
 
 /**
  * \ingroup rocev2
@@ -249,6 +360,7 @@ class RoceDcqcnIdleTestSuite : public TestSuite
     RoceDcqcnIdleTestSuite()
         : TestSuite("rocev2-dcqcn-idle", SYSTEM)
     {
+        AddTestCase(new DcqcnIdleTimersHooksTestCase, TestCase::QUICK);
         // paper-2015: 55 us timer, so a 200 us gap holds three skipped expiries.
         AddTestCase(new DcqcnIdleTimersEquivalenceTestCase(
                         "2 MB, 200 us idle, 2 MB again, next to a 2 x 1 MB sender (paper-2015)",
