@@ -242,7 +242,12 @@ main(int argc, char* argv[])
         flows[s].src = s + 1;
         flows[s].qp = roce.CreateQp(nics.Get(s + 1), nics.Get(0)).first;
         Ptr<RoceCongestionOps> c = flows[s].qp->GetCongestionControl();
-        c->TraceConnectWithoutContext("Rate", Callback<void, double, double>(countRate));
+        // DCQCN reports its decreases itself (below): a Rate callback would
+        // keep its rate-increase timer running after the flow completes.
+        if (!DynamicCast<RoceCcDcqcn>(c))
+        {
+            c->TraceConnectWithoutContext("Rate", Callback<void, double, double>(countRate));
+        }
         c->TraceConnectWithoutContext("Window", Callback<void, uint64_t, uint64_t>(countWindow));
         Flow* f = &flows[s];
         f->qp->PostWrite(
@@ -297,6 +302,10 @@ main(int argc, char* argv[])
     for (const auto& f : flows)
     {
         cnpReceived += f.qp->GetStats().cnpReceived;
+        if (Ptr<RoceCcDcqcn> d = DynamicCast<RoceCcDcqcn>(f.qp->GetCongestionControl()))
+        {
+            ccReductions += d->GetDecreases();
+        }
     }
     std::cout << std::fixed << std::setprecision(3);
     std::cout << "rocev2-incast: " << senders << ":1 at " << rate << ", " << size

@@ -5,6 +5,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -261,6 +262,14 @@ RoceCcDcqcn::GetTypeId()
                 TimeValue(MicroSeconds(50)),
                 MakeTimeAccessor(&RoceCcDcqcn::SetCnpInterval, &RoceCcDcqcn::GetCnpInterval),
                 MakeTimeChecker(Time(0)))
+            .AddAttribute("IdleTimers",
+                          "What the rate-increase timer does while the queue pair has nothing "
+                          "to send: run (fire until the rate is back at line rate) or sleep "
+                          "(skip those events; the next read of the rate applies the expiries "
+                          "that elapsed, with identical results).",
+                          EnumValue(IDLE_SLEEP),
+                          MakeEnumAccessor(&RoceCcDcqcn::m_idleTimers),
+                          MakeEnumChecker(IDLE_RUN, "run", IDLE_SLEEP, "sleep"))
             .AddTraceSource("Alpha",
                             "DCQCN alpha of the queue pair.",
                             MakeRoceLazyTraceAccessor(&RoceCcDcqcn::m_traces, &Traces::alpha),
@@ -328,7 +337,8 @@ RoceCcDcqcn::RoceCcDcqcn(const RoceCcDcqcn& other)
       m_increaseInterval(other.m_increaseInterval),
       m_byteCounter(other.m_byteCounter),
       m_decreasePeriod(other.m_decreasePeriod),
-      m_cnpInterval(other.m_cnpInterval)
+      m_cnpInterval(other.m_cnpInterval),
+      m_idleTimers(other.m_idleTimers)
 {
     m_rm.GetParams() = other.m_rm.GetParams(); // the attributes; the state starts afresh
 }
@@ -384,6 +394,7 @@ RoceCcDcqcn::DoDispose()
         m_decreaseState->deferredEvent.Cancel();
     }
     m_increaseEvent.Cancel();
+    m_asleep = false;
     RoceCongestionOps::DoDispose();
 }
 
@@ -426,6 +437,7 @@ RoceCcDcqcn::GetRpParams(DataRate lineRate) const
 const RoceDcqcnRateMachine&
 RoceCcDcqcn::GetRateMachine() const
 {
+    Refresh();
     return m_rm;
 }
 
@@ -464,6 +476,7 @@ RoceCcDcqcn::CatchUpAlpha()
 double
 RoceCcDcqcn::GetAlpha()
 {
+    Refresh();
     double oldAlpha = m_rm.GetAlpha();
     CatchUpAlpha();
     Traces* t = m_traces.Get();
@@ -477,6 +490,7 @@ RoceCcDcqcn::GetAlpha()
 double
 RoceCcDcqcn::GetTargetRate() const
 {
+    Refresh();
     return m_rm.GetTargetRate();
 }
 
@@ -489,6 +503,7 @@ RoceCcDcqcn::GetDecreases() const
 void
 RoceCcDcqcn::OnCnp()
 {
+    Refresh(); // the increases that fell before this CNP
     if (m_decreaseState && m_decreaseState->cnpPending)
     {
         // The deferred decrease (due now or later) answers this CNP too. A CNP
@@ -534,17 +549,66 @@ RoceCcDcqcn::DoDecrease()
     m_bytesSinceBc = 0;
     Publish(oldAlpha, oldTarget);
     Simulator::Remove(m_increaseEvent);
+    m_asleep = false; // the timer restarts at every decrease
     RestartIncreaseTimer();
 }
 
 void
 RoceCcDcqcn::RestartIncreaseTimer()
 {
-    if (m_rm.IsRecovering())
+    if (!m_rm.IsRecovering())
     {
-        m_increaseEvent =
-            Simulator::Schedule(TimeStep(m_increaseInterval), &RoceCcDcqcn::IncreaseTimer, this);
+        return;
     }
+    int64_t next = Simulator::Now().GetTimeStep() + m_increaseInterval;
+    if (m_idleTimers == IDLE_SLEEP && m_traces.Get() == nullptr && CanSleep())
+    {
+        m_asleep = true;
+        m_nextIncrease = next;
+        return;
+    }
+    m_increaseEvent =
+        Simulator::Schedule(TimeStep(m_increaseInterval), &RoceCcDcqcn::IncreaseTimer, this);
+}
+
+void
+RoceCcDcqcn::Refresh() const
+{
+    if (m_asleep)
+    {
+        const_cast<RoceCcDcqcn*>(this)->WakeUp();
+    }
+}
+
+void
+RoceCcDcqcn::WakeUp()
+{
+    // Apply the expiries the sleeping timer skipped, as IncreaseTimer() would
+    // have: those strictly before now (one due now has not run yet, as if its
+    // event came after the caller's), until the rate is back at line rate.
+    // Each skipped NotifyRateRaised() had nothing to act on: the queue pair
+    // was idle with no packet waiting for its pacing time.
+    m_asleep = false;
+    int64_t now = Simulator::Now().GetTimeStep();
+    double oldAlpha = m_rm.GetAlpha();
+    double oldTarget = m_rm.GetTargetRate();
+    while (m_nextIncrease < now && m_rm.IsRecovering())
+    {
+        m_rm.TimerExpired();
+        m_nextIncrease += m_increaseInterval;
+    }
+    Publish(oldAlpha, oldTarget);
+    if (!m_rm.IsRecovering())
+    {
+        return; // the timer would have stopped
+    }
+    if (CanSleep() && m_traces.Get() == nullptr)
+    {
+        m_asleep = true; // still idle: keep sleeping, same phase
+        return;
+    }
+    m_increaseEvent =
+        Simulator::Schedule(TimeStep(m_nextIncrease - now), &RoceCcDcqcn::IncreaseTimer, this);
 }
 
 void
@@ -565,6 +629,7 @@ RoceCcDcqcn::IncreaseTimer()
 void
 RoceCcDcqcn::OnSend(uint32_t payloadBytes, uint32_t /* wireBytes */)
 {
+    Refresh();
     if (m_byteCounter == 0 || !m_rm.IsRecovering())
     {
         return;

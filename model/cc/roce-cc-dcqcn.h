@@ -131,7 +131,16 @@ class RoceDcqcnRateMachine
  * CNPs, the alpha timer, the rate-increase timer and the byte counter).
  *
  * Events per QP: the rate-increase timer is one rescheduled event that runs
- * only while the rate is below line rate; alpha's timer is evaluated lazily
+ * only while the rate is below line rate and, with IdleTimers "sleep" (the
+ * default), only while the queue pair has something to send: when an expiry
+ * finds the queue pair idle (RoceCcRateListener::IsIdle()) the timer is not
+ * re-armed, and the next GetRate(), CNP or other hook applies the expiries
+ * that fell in between, strictly before the current time, one by one as the
+ * timer would have, and re-arms the timer at the phase it would have had
+ * (if the queue pair is busy again). Nothing observable changes: an idle
+ * queue pair's rate is read by nobody, and the queue pair's reaction to a
+ * rise (sending a paced packet earlier) has nothing to act on. A connected
+ * Rate, TargetRate or Alpha trace keeps the timer running. Alpha's timer is evaluated lazily
  * (the number of whole alpha periods since the last CNP or update is applied
  * when alpha is next needed), so it costs no events; a deferred decrease is
  * one event when CNPs arrive within RateDecreasePeriod of the last decrease.
@@ -150,6 +159,13 @@ class RoceCcDcqcn : public RoceCongestionOps
      * \return the object TypeId
      */
     static TypeId GetTypeId();
+
+    /** What the rate-increase timer does while the queue pair is idle. */
+    enum IdleTimers
+    {
+        IDLE_RUN,   //!< it keeps firing until the rate is back at line rate
+        IDLE_SLEEP, //!< it sleeps; its expiries are applied when the state is next needed
+    };
 
     RoceCcDcqcn();
     /**
@@ -173,7 +189,10 @@ class RoceCcDcqcn : public RoceCongestionOps
      */
     RoceDcqcnRpParams GetRpParams(DataRate lineRate) const;
 
-    /** \return the rate machine (state after the events so far) */
+    /**
+     * \return the rate machine (state after the events so far, including
+     * the increase-timer expiries a sleeping timer skipped)
+     */
     const RoceDcqcnRateMachine& GetRateMachine() const;
 
     /** \return alpha, with the alpha periods elapsed so far applied */
@@ -185,8 +204,11 @@ class RoceCcDcqcn : public RoceCongestionOps
 
   protected:
     void DoDispose() override;
+    void WakeUp() override;
 
   private:
+    /** \brief WakeUp() if the timer sleeps (callable from const getters). */
+    void Refresh() const;
     /** \brief Apply the alpha periods that have elapsed. */
     void CatchUpAlpha();
     /** \brief Apply one CNP reaction now. */
@@ -298,7 +320,9 @@ class RoceCcDcqcn : public RoceCongestionOps
     EventId m_increaseEvent;
     uint64_t m_bytesSinceBc{0};
     uint64_t m_decreases{0};
-    int64_t m_lastCnpSent{NEVER}; //!< NP: when this QP last asked for a CNP, time steps
+    int64_t m_nextIncrease{0};           //!< while asleep: the timer's next expiry, time steps
+    IdleTimers m_idleTimers{IDLE_SLEEP}; //!< IdleTimers attribute
+    int64_t m_lastCnpSent{NEVER};        //!< NP: when this QP last asked for a CNP, time steps
 
     /** m_lastCnpSent before the first CNP */
     static constexpr int64_t NEVER = std::numeric_limits<int64_t>::min();

@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/trace-source-accessor.h"
 
 #include <algorithm>
 
@@ -14,33 +15,87 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RoceCongestionOps");
 NS_OBJECT_ENSURE_REGISTERED(RoceCongestionOps);
 
+/**
+ * \ingroup rocev2
+ * \brief The Rate trace source: m_rate's accessor, which also records that a
+ * callback was connected, so that timers that would change the rate while
+ * the queue pair is idle keep running for it.
+ */
+class RoceRateTraceAccessor : public TraceSourceAccessor
+{
+  public:
+    RoceRateTraceAccessor()
+        : m_inner(MakeTraceSourceAccessor(&RoceCongestionOps::m_rate))
+    {
+    }
+
+    bool ConnectWithoutContext(ObjectBase* obj, const CallbackBase& cb) const override
+    {
+        Mark(obj);
+        return m_inner->ConnectWithoutContext(obj, cb);
+    }
+
+    bool Connect(ObjectBase* obj, std::string context, const CallbackBase& cb) const override
+    {
+        Mark(obj);
+        return m_inner->Connect(obj, context, cb);
+    }
+
+    bool DisconnectWithoutContext(ObjectBase* obj, const CallbackBase& cb) const override
+    {
+        return m_inner->DisconnectWithoutContext(obj, cb);
+    }
+
+    bool Disconnect(ObjectBase* obj, std::string context, const CallbackBase& cb) const override
+    {
+        return m_inner->Disconnect(obj, context, cb);
+    }
+
+  private:
+    /** \param obj the congestion control a callback is connected to */
+    static void Mark(ObjectBase* obj)
+    {
+        auto cc = dynamic_cast<RoceCongestionOps*>(obj);
+        if (cc != nullptr)
+        {
+            // From now on the timers run; the rate they left while sleeping
+            // is brought up to date before the callback is connected.
+            cc->m_rateTraced = true;
+            cc->GetRate();
+        }
+    }
+
+    Ptr<const TraceSourceAccessor> m_inner; //!< the TracedValue's accessor
+};
+
 TypeId
 RoceCongestionOps::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RoceCongestionOps")
-                            .SetParent<Object>()
-                            .SetGroupName("Rocev2")
-                            .AddTraceSource("Rate",
-                                            "Sending rate of the queue pair, bit/s.",
-                                            MakeTraceSourceAccessor(&RoceCongestionOps::m_rate),
-                                            "ns3::TracedValueCallback::Double")
-                            .AddTraceSource("Window",
-                                            "Congestion window in bytes (0 = none).",
-                                            MakeTraceSourceAccessor(&RoceCongestionOps::m_window),
-                                            "ns3::TracedValueCallback::Uint64")
-                            .AddTraceSource("Rtt",
-                                            "Latest RTT sample of the queue pair.",
-                                            MakeTraceSourceAccessor(&RoceCongestionOps::m_rttTrace),
-                                            "ns3::TracedValueCallback::Time")
-                            .AddAttribute("BaseRtt",
-                                          "Unloaded round-trip time of the path, used by "
-                                          "window- and delay-based algorithms (HPCC's T, "
-                                          "DCTCP's initial window, TIMELY's minRTT). 0 takes "
-                                          "the smallest RTT sampled so far.",
-                                          TimeValue(Time(0)),
-                                          MakeTimeAccessor(&RoceCongestionOps::SetBaseRttAttribute,
-                                                           &RoceCongestionOps::GetBaseRttAttribute),
-                                          MakeTimeChecker(Time(0)));
+    static TypeId tid =
+        TypeId("ns3::RoceCongestionOps")
+            .SetParent<Object>()
+            .SetGroupName("Rocev2")
+            .AddTraceSource("Rate",
+                            "Sending rate of the queue pair, bit/s.",
+                            Ptr<const TraceSourceAccessor>(new RoceRateTraceAccessor(), false),
+                            "ns3::TracedValueCallback::Double")
+            .AddTraceSource("Window",
+                            "Congestion window in bytes (0 = none).",
+                            MakeTraceSourceAccessor(&RoceCongestionOps::m_window),
+                            "ns3::TracedValueCallback::Uint64")
+            .AddTraceSource("Rtt",
+                            "Latest RTT sample of the queue pair.",
+                            MakeTraceSourceAccessor(&RoceCongestionOps::m_rttTrace),
+                            "ns3::TracedValueCallback::Time")
+            .AddAttribute("BaseRtt",
+                          "Unloaded round-trip time of the path, used by "
+                          "window- and delay-based algorithms (HPCC's T, "
+                          "DCTCP's initial window, TIMELY's minRTT). 0 takes "
+                          "the smallest RTT sampled so far.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RoceCongestionOps::SetBaseRttAttribute,
+                                           &RoceCongestionOps::GetBaseRttAttribute),
+                          MakeTimeChecker(Time(0)));
     return tid;
 }
 
@@ -109,7 +164,24 @@ RoceCongestionOps::WantsInt() const
 double
 RoceCongestionOps::GetRate() const
 {
+    if (m_asleep)
+    {
+        // Only the timer state is brought up to date; what the caller sees is
+        // the rate the timers would have left.
+        const_cast<RoceCongestionOps*>(this)->WakeUp();
+    }
     return m_rate;
+}
+
+void
+RoceCongestionOps::WakeUp()
+{
+}
+
+bool
+RoceCongestionOps::CanSleep() const
+{
+    return !m_rateTraced && m_rateListener != nullptr && m_rateListener->IsIdle();
 }
 
 uint64_t

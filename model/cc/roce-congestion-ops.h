@@ -56,6 +56,17 @@ class RoceCcRateListener
     virtual ~RoceCcRateListener() = default;
     /** \brief The rate rose outside any hook the queue pair called. */
     virtual void RateRaised() = 0;
+
+    /**
+     * \return true when the queue pair has nothing to send (nothing
+     * outstanding, nothing posted) and no packet waits for its pacing time, so
+     * a rise of the rate changes nothing until it posts again; a congestion
+     * control may then let its timers sleep
+     */
+    virtual bool IsIdle() const
+    {
+        return false;
+    }
 };
 
 /**
@@ -133,7 +144,10 @@ class RoceCongestionOps : public Object
     /** \return true if data packets should ask switches for INT records (HPCC) */
     virtual bool WantsInt() const;
 
-    /** \return the sending rate in bit/s */
+    /**
+     * \return the sending rate in bit/s (a congestion control whose timers
+     * sleep first applies the timer periods that elapsed)
+     */
     double GetRate() const;
 
     /**
@@ -180,6 +194,19 @@ class RoceCongestionOps : public Object
     void NotifyRateRaised();
 
     /**
+     * \brief Bring timer-driven state up to date while m_asleep is set
+     * (GetRate() calls it). The default does nothing.
+     */
+    virtual void WakeUp();
+
+    /**
+     * \return true if the queue pair says it is idle and nobody listens to the
+     * Rate trace (whose callbacks would otherwise see the rate change at other
+     * times)
+     */
+    bool CanSleep() const;
+
+    /**
      * \brief Stop with a message naming the algorithm, the attribute and its
      * value if the rate exceeds the line rate (Init() has set it), or if it
      * is 0 and zero is not allowed.
@@ -212,6 +239,11 @@ class RoceCongestionOps : public Object
     int64_t m_baseRtt{0};                  //!< BaseRtt attribute, time steps (0 = use m_minRtt)
     RoceCcContext m_ctx;                   //!< what Init() was told
     RoceCcRateListener* m_rateListener{nullptr}; //!< see SetRateListener()
+    bool m_asleep{false};                        //!< timers sleep: WakeUp() before the rate is read
+    bool m_rateTraced{false};                    //!< the Rate trace was connected
+
+  private:
+    friend class RoceRateTraceAccessor;
 };
 
 } // namespace ns3

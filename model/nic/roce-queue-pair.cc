@@ -510,6 +510,12 @@ RoceQueuePair::RateRaised()
     }
 }
 
+bool
+RoceQueuePair::IsIdle() const
+{
+    return !HasOutstanding() && m_nextSendTime <= Simulator::Now().GetTimeStep();
+}
+
 void
 RoceQueuePair::SetRto(Time rto)
 {

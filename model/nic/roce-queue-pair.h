@@ -288,6 +288,11 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     bool ApplyRateRise();
     /** \brief The congestion control raised its rate on its own (a timer). */
     void RateRaised() override;
+    /**
+     * \return true when nothing is outstanding or posted and no packet waits
+     * for its pacing time: a rate rise would change nothing
+     */
+    bool IsIdle() const override;
     /** \brief Remove the first message (fully acknowledged). */
     void PopMessage();
     /** \brief Restart sending from sndUna (go-back-N). */
