@@ -184,16 +184,19 @@ SelectCongestionControl(RoceHelper& roce,
 }
 
 /**
- * \brief Make ns-3's event scheduler the one the bench found fastest on
- * every rocev2 scenario, ns3::PriorityQueueScheduler (a binary heap in a
- * std::priority_queue: O(log n) insert and remove like ns3::MapScheduler's
- * tree, with one contiguous array and no node allocation per event), unless
- * the user chose one. Call it first in main, before CommandLine::Parse and
+ * \brief Make ns-3's event scheduler ns3::PriorityQueueScheduler unless the
+ * user chose one: a binary heap in one vector, O(log n) like the default
+ * ns3::MapScheduler's tree but with no node allocation per event. It runs
+ * about 3 % fewer instructions than the map on the bench's incasts, qp-scale
+ * and web-search fat-tree, and ties on a 2-tier AllReduce (bench/README.md,
+ * "Event scheduler"). Call it first in main, before CommandLine::Parse and
  * before anything touches the Simulator: Parse then applies a user's
  * --SchedulerType after this (the user has the last word), and the
  * Simulator reads the value once, when it is first used. NS_GLOBAL_VALUE
- * naming SchedulerType is also left alone. Every scheduler runs events of
- * equal time in the order they were scheduled, so results do not change.
+ * naming SchedulerType is also left alone. Schedulers run events of equal
+ * time in the order they were scheduled, so results do not change; but
+ * ns-3.37's ns3::HeapScheduler can run events out of time order after a
+ * Simulator::Remove, which this module uses: do not choose it.
  */
 inline void
 UseFastScheduler()
