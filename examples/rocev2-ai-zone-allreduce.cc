@@ -33,6 +33,7 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
+    RoceExampleArgs::UseFastScheduler();
     uint32_t gpus = 64;
     uint32_t fabricGpus = 0;
     uint32_t tiers = 2;

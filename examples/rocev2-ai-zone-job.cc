@@ -31,6 +31,7 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
+    RoceExampleArgs::UseFastScheduler();
     std::string jobFile;
     std::string json;
     uint32_t fabricGpus = 0;

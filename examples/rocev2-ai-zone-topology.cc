@@ -17,6 +17,8 @@
  * init_seconds (initializing the nodes, which Simulator::Run() does first). Exits 1
  * if a sampled message is not acknowledged.
  */
+#include "rocev2-example-args.h"
+
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/rocev2-module.h"
@@ -33,6 +35,7 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
+    RoceExampleArgs::UseFastScheduler();
     uint32_t gpus = 1024;
     uint32_t tiers = 2;
     uint32_t zones = 1;

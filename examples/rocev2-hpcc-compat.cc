@@ -52,6 +52,7 @@ OpenOut(const std::string& flag, const std::string& path)
 int
 main(int argc, char* argv[])
 {
+    RoceExampleArgs::UseFastScheduler();
     const auto wallStart = std::chrono::steady_clock::now();
     std::string config;
     std::string topologyFile;

@@ -51,6 +51,7 @@ using namespace ns3::RoceExampleArgs;
 int
 main(int argc, char* argv[])
 {
+    RoceExampleArgs::UseFastScheduler();
     uint32_t senders = 16;
     std::string sizeText = "1000000";
     std::string rate = "100Gbps";

@@ -32,6 +32,7 @@ using namespace ns3::RoceExampleArgs;
 int
 main(int argc, char* argv[])
 {
+    RoceExampleArgs::UseFastScheduler();
     uint32_t gpus = 8;
     std::string pattern = "all-to-all";
     std::string sizeText = "1MB";

@@ -27,6 +27,7 @@ using namespace ns3::RoceExampleArgs;
 int
 main(int argc, char* argv[])
 {
+    RoceExampleArgs::UseFastScheduler();
     std::string rate = "100Gbps";
     std::string delay = "1us";
     uint32_t mtu = 1024;

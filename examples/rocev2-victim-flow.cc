@@ -85,6 +85,7 @@ CollectPfc(Ptr<Node> node, const std::string& name)
 int
 main(int argc, char* argv[])
 {
+    RoceExampleArgs::UseFastScheduler();
     uint32_t senders = 1;
     uint32_t localSenders = 2;
     std::string sizeText = "4000000";

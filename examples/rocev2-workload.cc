@@ -38,6 +38,7 @@ using namespace ns3::RoceExampleArgs;
 int
 main(int argc, char* argv[])
 {
+    RoceExampleArgs::UseFastScheduler();
     uint32_t leaves = 4;
     uint32_t hostsPerLeaf = 4;
     uint32_t spines = 2;
