@@ -401,11 +401,11 @@ def slowdown_groups(grid, x, runs):
     return [(xv, list(figures[xv].items())) for xv in order]
 
 
-def draw_slowdowns(out, grid, x, todo, results, suffix):
+def draw_slowdowns(out, grid, x, planned, results, suffix):
     """DIR/slowdown[-X-VALUE].png from the runs' FCT files (HPCC's fct format)."""
     import plot
     runs = [(point, "%s.%s" % (base, suffix))
-            for i, (point, _, _, base, _) in enumerate(todo) if results[i][0] == "ok"]
+            for i, (point, _, _, base, _) in enumerate(planned) if results[i][0] == "ok"]
     n = 0
     for xv, series in slowdown_groups(grid, x, runs):
         try:
@@ -509,30 +509,30 @@ def main(argv=None):
                              (exe, spec["example"]))
         out = a.out or "sweep-" + spec["example"]
         os.makedirs(os.path.join(out, "runs"), exist_ok=True)
-        todo = [(p, s) + command(exe, p, s, args, out, spec.get("outputs", {}))
+        planned = [(p, s) + command(exe, p, s, args, out, spec.get("outputs", {}))
                 for p, s in expand(spec["grid"], seeds)]
     except SweepError as e:
         print("sweep: %s" % e, file=sys.stderr)
         return 2
 
     print("sweep: %d runs (%d grid points x %d seeds), %d at a time, into %s/" %
-          (len(todo), len(todo) // len(seeds), len(seeds), jobs, out), file=sys.stderr)
+          (len(planned), len(planned) // len(seeds), len(seeds), jobs, out), file=sys.stderr)
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(run_one, name, base, cmd): i
-                   for i, (_, _, name, base, cmd) in enumerate(todo)}
+                   for i, (_, _, name, base, cmd) in enumerate(planned)}
         done = 0
         for fut in concurrent.futures.as_completed(futures):
             i = futures[fut]
             results[i] = fut.result()
             done += 1
             status, _, seconds = results[i]
-            print("sweep: [%d/%d] %s: %s (%.1f s)" % (done, len(todo), todo[i][2], status,
+            print("sweep: [%d/%d] %s: %s (%.1f s)" % (done, len(planned), planned[i][2], status,
                                                       seconds), file=sys.stderr)
 
     failed = []
     runs = []
-    for i, (point, seed, name, base, cmd) in enumerate(todo):
+    for i, (point, seed, name, base, cmd) in enumerate(planned):
         status, members, _ = results[i]
         runs.append((point, seed, status, members))
         if status != "ok":
@@ -554,11 +554,11 @@ def main(argv=None):
     if metrics is None:
         metrics = numeric
     missing = [m for m in metrics if m not in numeric]
-    if missing and len(failed) < len(todo):
+    if missing and len(failed) < len(planned):
         print("sweep: metric(s) %s are not numeric members of the runs' JSON (numeric: %s)" %
               (", ".join(missing), ", ".join(numeric)), file=sys.stderr)
         status = 1
-    if not a.no_plots and len(failed) < len(todo):
+    if not a.no_plots and len(failed) < len(planned):
         try:
             import matplotlib  # noqa: F401
         except ImportError:
@@ -571,10 +571,10 @@ def main(argv=None):
                             m, spec["grid"], x, header, summary)
     slowdown_figures = 0
     if not a.no_plots and "fct" in spec.get("outputs", {}):
-        slowdown_figures = draw_slowdowns(out, spec["grid"], x, todo, results,
+        slowdown_figures = draw_slowdowns(out, spec["grid"], x, planned, results,
                                           spec["outputs"]["fct"])
     print("sweep: %d of %d runs ok; wrote %s/results.csv, summary.csv%s" %
-          (len(todo) - len(failed), len(todo), out,
+          (len(planned) - len(failed), len(planned), out,
            "" if a.no_plots else " and %d figure(s)" %
            (len([m for m in metrics if m in numeric]) + slowdown_figures)),
           file=sys.stderr)
