@@ -312,6 +312,15 @@ rocev2_add_hpcc_abort_check(config-and-flows
   "--config sets the topology and flows: give either --config or --topology/--flows"
   --config=${_rocev2_root}/examples/hpcc/config-tiny.txt --flows=x.txt)
 rocev2_add_hpcc_abort_check(load "--load=1.5 is not in [0, 1]" --load=1.5)
+rocev2_add_hpcc_abort_check(config-and-cc "--cc with --config: the config file sets it"
+  --config=${_rocev2_root}/examples/hpcc/config-tiny.txt --cc=hpcc)
+rocev2_add_hpcc_abort_check(config-and-load
+  "--load generates the flows: give either --load or --flows/--config"
+  --config=${_rocev2_root}/examples/hpcc/config-tiny.txt --load=0.3)
+rocev2_add_hpcc_abort_check(cdf-without-load
+  "--cdf and --duration shape a generated load: give --load too"
+  --topology=${_rocev2_root}/examples/hpcc/tiny-topology.txt
+  --flows=${_rocev2_root}/examples/hpcc/tiny-flows.txt --duration=2ms)
 rocev2_add_hpcc_abort_check(rates "--rates=1 needs --monitor=PREFIX" --load=0.1 --rates=1)
 rocev2_add_hpcc_abort_check(nothing "nothing to run: give --config, --flows or --load")
 rocev2_add_hpcc_abort_check(cc "unknown congestion control 'cubic'"

@@ -57,18 +57,18 @@ main(int argc, char* argv[])
     std::string config;
     std::string topologyFile;
     std::string flowFile;
-    std::string cc = "dcqcn";
+    std::string cc; // dcqcn unless given
     std::string preset;
-    std::string cdf = "data/cdf/websearch.txt";
+    std::string cdf; // data/cdf/websearch.txt unless given
     double load = 0;
-    std::string duration = "1ms";
+    std::string duration; // 1ms unless given
     std::string fct;
     std::string pfc;
     std::string json;
     std::string monitor;
     std::string sample = "10us";
     std::string stop;
-    uint32_t mtu = 1000;
+    uint32_t mtu = 0; // 1000 unless given
     bool quiet = false;
     bool rates = false;
 
@@ -78,12 +78,15 @@ main(int argc, char* argv[])
     cmd.AddValue("config", "An HPCC-lineage config.txt (its keys set everything)", config);
     cmd.AddValue("topology", "An HPCC-format topology file (without --config)", topologyFile);
     cmd.AddValue("flows", "An HPCC-format flow file (without --config)", flowFile);
-    cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely, dctcp", cc);
+    cmd.AddValue("cc", "Congestion control: none, dcqcn (default), hpcc, timely, dctcp", cc);
     cmd.AddValue("dcqcn-preset", "DCQCN preset: paper-2015, nvidia-cx, hpcc-sim", preset);
-    cmd.AddValue("cdf", "Flow-size CDF for a generated load (with --load)", cdf);
+    cmd.AddValue("cdf",
+                 "Flow-size CDF for a generated load (with --load; default "
+                 "data/cdf/websearch.txt)",
+                 cdf);
     cmd.AddValue("load", "Generate Poisson flows at this load of the host links (0..1)", load);
-    cmd.AddValue("duration", "Span of the generated flows' arrivals", duration);
-    cmd.AddValue("mtu", "Payload bytes per packet (without --config)", mtu);
+    cmd.AddValue("duration", "Span of the generated flows' arrivals (with --load; 1ms)", duration);
+    cmd.AddValue("mtu", "Payload bytes per packet (without --config; 1000)", mtu);
     cmd.AddValue("fct", "Write the HPCC-format FCT file here", fct);
     cmd.AddValue("pfc", "Write the HPCC-format PFC event file here", pfc);
     cmd.AddValue("json", "Write the JSON summary here", json);
@@ -98,8 +101,23 @@ main(int argc, char* argv[])
                     "--config sets the topology and flows: give either --config or "
                     "--topology/--flows");
     NS_ABORT_MSG_IF(load < 0 || load > 1, "--load=" << load << " is not in [0, 1]");
-    NS_ABORT_MSG_IF(load > 0 && !flowFile.empty(),
-                    "--load generates the flows: give either --load or --flows");
+    NS_ABORT_MSG_IF(load > 0 && (!flowFile.empty() || !config.empty()),
+                    "--load generates the flows: give either --load or --flows/--config");
+    // What a config file sets is not also taken from the command line.
+    for (const auto& [flag, given] : {std::make_pair("cc", !cc.empty()),
+                                      std::make_pair("dcqcn-preset", !preset.empty()),
+                                      std::make_pair("mtu", mtu != 0)})
+    {
+        NS_ABORT_MSG_IF(!config.empty() && given,
+                        "--" << flag << " with --config: the config file sets it (CC_MODE, "
+                             << "its DCQCN keys, PACKET_PAYLOAD_SIZE)");
+    }
+    NS_ABORT_MSG_IF(load == 0 && (!cdf.empty() || !duration.empty()),
+                    "--cdf and --duration shape a generated load: give --load too");
+    cc = cc.empty() ? "dcqcn" : cc;
+    cdf = cdf.empty() ? "data/cdf/websearch.txt" : cdf;
+    duration = duration.empty() ? "1ms" : duration;
+    mtu = mtu == 0 ? 1000 : mtu;
     NS_ABORT_MSG_IF(config.empty() && load == 0 && flowFile.empty(),
                     "nothing to run: give --config, --flows or --load");
     NS_ABORT_MSG_IF(rates && monitor.empty(), "--rates=1 needs --monitor=PREFIX");
@@ -144,12 +162,7 @@ main(int argc, char* argv[])
                                 cc == "dcqcn" && preset.empty() ? "hpcc-sim" : preset);
     }
     NodeContainer nodes =
-        RoceHpccFormat::Build(topology,
-                              roce,
-                              switches,
-                              hpcc.values.count("ERROR_RATE_PER_LINK")
-                                  ? std::stod(hpcc.values.at("ERROR_RATE_PER_LINK")[0])
-                                  : 0.0);
+        RoceHpccFormat::Build(topology, roce, switches, hpcc.GetErrorRatePerLink());
     if (!config.empty())
     {
         hpcc.ApplyEcnByRate();

@@ -335,6 +335,12 @@ RoceHpccConfig::RateOf(const std::string& key, DataRate dflt) const
     return it == values.end() ? dflt : DataRate(it->second[0]);
 }
 
+double
+RoceHpccConfig::GetErrorRatePerLink() const
+{
+    return Number("ERROR_RATE_PER_LINK", 0);
+}
+
 std::string
 RoceHpccConfig::GetCcName() const
 {

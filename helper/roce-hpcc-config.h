@@ -66,6 +66,9 @@ class RoceHpccConfig
      */
     static RoceHpccConfig Read(const std::string& path);
 
+    /** \return ERROR_RATE_PER_LINK (0 if absent), the error rate of links the topology gives 0 */
+    double GetErrorRatePerLink() const;
+
     /** \return the congestion-control name of CC_MODE (dcqcn, hpcc, timely, dctcp) */
     std::string GetCcName() const;
 
