@@ -190,25 +190,16 @@ RoceSwitch::AddRoute(Ipv4Address network, Ipv4Mask mask, const std::vector<uint3
     {
         group = static_cast<uint32_t>(it - m_groupIndices.begin());
     }
-    if (m_routes[len].insert_or_assign(key, group).second)
+    if (m_routes.Add(len, key, group))
     {
         ++m_nRoutes;
-    }
-    if (std::find(m_prefixLengths.begin(), m_prefixLengths.end(), len) == m_prefixLengths.end())
-    {
-        m_prefixLengths.push_back(len);
-        std::sort(m_prefixLengths.rbegin(), m_prefixLengths.rend());
     }
 }
 
 void
 RoceSwitch::ClearRoutes()
 {
-    for (auto& r : m_routes)
-    {
-        r.clear();
-    }
-    m_prefixLengths.clear();
+    m_routes.Clear();
     m_groupIndices.clear();
     m_nRoutes = 0;
 }
@@ -222,16 +213,7 @@ RoceSwitch::GetNRoutes() const
 int32_t
 RoceSwitch::FindGroup(uint32_t dst) const
 {
-    for (uint8_t len : m_prefixLengths)
-    {
-        uint32_t mask = len == 0 ? 0 : ~uint32_t(0) << (32 - len);
-        auto it = m_routes[len].find(dst & mask);
-        if (it != m_routes[len].end())
-        {
-            return static_cast<int32_t>(it->second);
-        }
-    }
-    return -1;
+    return m_routes.Find(dst);
 }
 
 std::vector<uint32_t>

@@ -4,6 +4,7 @@
 #ifndef ROCE_SWITCH_H
 #define ROCE_SWITCH_H
 
+#include "roce-route-table.h"
 #include "roce-shared-buffer-mmu.h"
 #include "roce-switch-port.h"
 
@@ -13,7 +14,6 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
-#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -162,9 +162,7 @@ class RoceSwitch : public Object
     mutable bool m_seedSet{false};
     bool m_useQp{false};
 
-    /** Prefix length -> (network -> ECMP group index). */
-    std::array<std::unordered_map<uint32_t, uint32_t>, 33> m_routes;
-    std::vector<uint8_t> m_prefixLengths; //!< lengths in use, longest first
+    RoceRouteTable m_routes; //!< prefix -> ECMP group index
     std::vector<std::vector<uint32_t>> m_groupIndices;
     uint32_t m_nRoutes{0};
     uint64_t m_noRouteDrops{0};
