@@ -22,8 +22,9 @@ class Packet;
  *
  * The sending device computes the serialization time (frame + FCS + preamble,
  * SFD and IFG); the channel adds the propagation delay and schedules one
- * receive event at the peer. A hop therefore costs one transmit-complete event
- * at the sender plus one receive event here.
+ * receive event at the peer. A hop therefore costs one receive event here,
+ * plus one transmit-complete event at the sender only when another frame
+ * waits there to follow it.
  */
 class RoceChannel : public Channel
 {

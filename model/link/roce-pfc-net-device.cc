@@ -128,6 +128,8 @@ RocePfcNetDevice::DoDispose()
         m_pauseExpiry[p].Cancel();
         m_refreshEvent[p].Cancel();
     }
+    m_txEvent.Cancel();
+    m_txPending = false;
     m_controlQueue.clear();
     m_node = nullptr;
     m_channel = nullptr;
@@ -237,10 +239,47 @@ RocePfcNetDevice::EnqueueControl(Ptr<Packet> p)
 void
 RocePfcNetDevice::TryTransmit()
 {
-    if (m_txBusy || !m_channel)
+    if (m_txPending || !m_channel)
     {
+        return; // the event due at m_txEnd takes the next frame
+    }
+    Time now = Simulator::Now();
+    if (now < m_txEnd)
+    {
+        // The wire is busy and nothing was waiting when its frame started:
+        // wake at its end if something waits now.
+        if (HasWaiting())
+        {
+            m_txPending = true;
+            m_txEvent =
+                Simulator::Schedule(m_txEnd - now, &RocePfcNetDevice::TransmitComplete, this);
+        }
         return;
     }
+    TransmitNext();
+}
+
+Time
+RocePfcNetDevice::GetTxEnd() const
+{
+    return m_txEnd;
+}
+
+bool
+RocePfcNetDevice::HasWaitingData(uint8_t /* pausedMask */) const
+{
+    return true;
+}
+
+bool
+RocePfcNetDevice::HasWaiting() const
+{
+    return !m_controlQueue.empty() || HasWaitingData(m_pausedMask);
+}
+
+void
+RocePfcNetDevice::TransmitNext()
+{
     Ptr<Packet> p;
     if (!m_controlQueue.empty())
     {
@@ -260,7 +299,6 @@ RocePfcNetDevice::TryTransmit()
 void
 RocePfcNetDevice::StartTransmit(Ptr<Packet> p)
 {
-    m_txBusy = true;
     uint32_t size = p->GetSize();
     // Exact serialization time in ps, carried across frames so that the mean
     // rate is exact whatever the simulator's time resolution.
@@ -268,20 +306,27 @@ RocePfcNetDevice::StartTransmit(Ptr<Packet> p)
     uint64_t ps = WireBytes(size) * 8ULL * 1000000000000ULL / m_bps.GetBitRate() + m_txCarryPs;
     m_txCarryPs = ps % stepPs;
     Time txTime = TimeStep(ps / stepPs);
+    m_txEnd = Simulator::Now() + txTime;
     ++m_txFrames;
     m_txBytes += size;
     m_macTxTrace(p);
     m_snifferTrace(p);
     m_promiscSnifferTrace(p);
     m_channel->Transmit(p, this, txTime);
-    Simulator::Schedule(txTime, &RocePfcNetDevice::TransmitComplete, this);
+    // The transmit-complete event only if something waits to follow; a frame
+    // that becomes ready later finds the wire free, or sets the wake-up.
+    if (HasWaiting())
+    {
+        m_txPending = true;
+        m_txEvent = Simulator::Schedule(txTime, &RocePfcNetDevice::TransmitComplete, this);
+    }
 }
 
 void
 RocePfcNetDevice::TransmitComplete()
 {
-    m_txBusy = false;
-    TryTransmit();
+    m_txPending = false;
+    TransmitNext();
 }
 
 // ---------------------------------------------------------------------------

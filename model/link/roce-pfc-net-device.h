@@ -34,8 +34,17 @@ class Node;
  * refreshes a pause before it expires for as long as the owner holds XOFF.
  *
  * Subclasses supply the data to send (DequeueData, given the set of paused
- * priorities) and consume received frames (ReceiveFrame). Everything in the
- * transmit path is one event per frame: the transmit-complete event.
+ * priorities) and consume received frames (ReceiveFrame).
+ *
+ * The transmit path costs at most one event per frame, and none for a frame
+ * that nothing follows. The device records when the wire frees (m_txEnd) and
+ * schedules the transmit-complete event only if, when a frame starts, the
+ * control queue holds a frame or HasWaitingData() says an un-paused priority
+ * has data. Otherwise the wire simply goes idle at m_txEnd: a frame that
+ * becomes ready later starts at once if the wire is free by then, or sets
+ * the one pending wake-up at m_txEnd if it is not. A resume (XON or pause
+ * expiry) sets that wake-up the same way when data of the resumed priority
+ * waits. Frame start times are those of a wire that wakes at every frame end.
  */
 class RocePfcNetDevice : public NetDevice
 {
@@ -122,10 +131,15 @@ class RocePfcNetDevice : public NetDevice
     bool IsPaused(uint8_t priority) const;
 
     /**
-     * \brief Ask the device to start transmitting if it is idle. Subclasses
-     * call this when new data becomes ready.
+     * \brief Ask the device to start transmitting. Subclasses call this when
+     * new data becomes ready: it starts at once if the wire is free, and
+     * otherwise sets the wake-up at the end of the frame on the wire (one at
+     * most; a transmit-complete event already due there serves).
      */
     void TryTransmit();
+
+    /** \return the time the frame on the wire ends (the wire is free from then on) */
+    Time GetTxEnd() const;
 
     /** Per-priority PFC statistics of a device. */
     struct PfcStats
@@ -222,6 +236,19 @@ class RocePfcNetDevice : public NetDevice
     virtual void NotifyResume(uint8_t priority);
 
     /**
+     * \brief Whether data waits in a priority that is not paused: asked when
+     * a frame starts (and on a busy wire when data or a resume arrives), to
+     * decide whether a transmit-complete event is needed at the frame's end.
+     *
+     * Answering false while DequeueData would return a frame loses the
+     * wake-up; answering true when nothing waits costs one event. The
+     * default answers true (one transmit-complete event per frame).
+     * \param pausedMask bit p set if priority p is paused by the peer
+     * \return true if DequeueData(pausedMask) may have something to give
+     */
+    virtual bool HasWaitingData(uint8_t pausedMask) const;
+
+    /**
      * \brief Enqueue a frame in the control queue, which goes ahead of data and
      * ignores pauses (PFC frames, and frames a subclass must not hold back).
      * \param p the frame with its Ethernet header
@@ -256,10 +283,14 @@ class RocePfcNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;    //!< pcap sniffer (promisc)
 
   private:
+    /** \brief The wire is free: put the next frame on it, if any. */
+    void TransmitNext();
     /** \brief Put a frame on the wire. \param p the frame */
     void StartTransmit(Ptr<Packet> p);
-    /** \brief The wire is free again. */
+    /** \brief The wire is free again and something was waiting for it. */
     void TransmitComplete();
+    /** \return true if a frame waits to go (control, or data not paused) */
+    bool HasWaiting() const;
     /** \brief Handle a received PFC frame. \param p the frame */
     void ReceivePfc(Ptr<Packet> p);
     /** \brief A pause from the peer ran out. \param priority the priority */
@@ -288,7 +319,9 @@ class RocePfcNetDevice : public NetDevice
     std::array<uint8_t, 64> m_dscpToPriority{};
     std::array<uint8_t, ROCE_NUM_PRIORITIES> m_priorityToDscp{};
 
-    bool m_txBusy{false};
+    Time m_txEnd;            //!< when the frame on the wire ends (free from then on)
+    EventId m_txEvent;       //!< transmit-complete event or wake-up at m_txEnd
+    bool m_txPending{false}; //!< m_txEvent is scheduled and has not run
     uint64_t m_txCarryPs{0}; //!< sub-resolution remainder of serialization times
     std::deque<Ptr<Packet>> m_controlQueue;
 

@@ -469,4 +469,17 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
     }
 }
 
+bool
+RoceNetDevice::HasWaitingData(uint8_t pausedMask) const
+{
+    for (uint8_t prio = 0; prio < ROCE_NUM_PRIORITIES; ++prio)
+    {
+        if (!(pausedMask & (1u << prio)) && (!m_control[prio].empty() || !m_scheduler.IsIdle(prio)))
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace ns3

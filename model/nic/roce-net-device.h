@@ -209,6 +209,16 @@ class RoceNetDevice : public RocePfcNetDevice
     std::array<uint64_t, ROCE_NUM_PRIORITIES> m_rxPriorityBytes{};
     EventId m_drainEvent;
     std::vector<RoceIntRecord> m_intScratch; //!< INT records of the frame being processed
+
+  protected:
+    /**
+     * \brief Exact: whether a priority that is not paused has a control frame
+     * (ACK, NAK, CNP) or a QP in the scheduler (ready, or waiting for its
+     * pacing time, which DequeueData then sets a wake-up for).
+     * \param pausedMask bit p set if priority p is paused by the peer
+     * \return true if DequeueData may give a frame or must set a wake-up
+     */
+    bool HasWaitingData(uint8_t pausedMask) const override;
 };
 
 } // namespace ns3

@@ -132,4 +132,17 @@ RoceSwitchPort::ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame)
     m_switch->Receive(this, p, frame);
 }
 
+bool
+RoceSwitchPort::HasWaitingData(uint8_t pausedMask) const
+{
+    for (uint8_t prio = 0; prio < ROCE_NUM_PRIORITIES; ++prio)
+    {
+        if (!(pausedMask & (1u << prio)) && m_qdisc->GetQueueBytes(prio) > 0)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace ns3

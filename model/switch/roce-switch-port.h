@@ -72,6 +72,15 @@ class RoceSwitchPort : public RocePfcNetDevice
     RoceSwitch* m_switch{nullptr};
     uint32_t m_index{0};
     Ptr<RoceEgressQueueDisc> m_qdisc;
+
+  protected:
+    /**
+     * \brief Exact: whether the egress queue holds bytes in a priority that
+     * is not paused.
+     * \param pausedMask bit p set if priority p is paused by the peer
+     * \return true if DequeueData may give a frame
+     */
+    bool HasWaitingData(uint8_t pausedMask) const override;
 };
 
 } // namespace ns3
