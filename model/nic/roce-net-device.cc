@@ -11,6 +11,7 @@
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-cc-none.h"
 #include "ns3/roce-encap-header.h"
+#include "ns3/roce-header-block.h"
 #include "ns3/roce-icrc-trailer.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -139,6 +140,14 @@ void
 RoceNetDevice::SetIpv4Address(Ipv4Address address)
 {
     m_ipv4 = address;
+    ++m_headerGeneration;
+}
+
+void
+RoceNetDevice::SetAddress(Address address)
+{
+    RocePfcNetDevice::SetAddress(address);
+    ++m_headerGeneration;
 }
 
 void
@@ -274,6 +283,25 @@ RoceNetDevice::AddRoceHeaders(Ptr<Packet> p,
     encap.SetEcn(ect ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT);
     encap.SetSourcePort(sport);
     p->AddHeader(encap);
+}
+
+void
+RoceNetDevice::InitHeaderBlock(RoceHeaderBlock& block,
+                               Ipv4Address dst,
+                               uint16_t sport,
+                               uint8_t priority,
+                               bool ect,
+                               const RoceBthHeader& bth)
+{
+    RoceEncapHeader encap;
+    encap.SetMacs(Mac48Address::ConvertFrom(GetAddress()), GetPeerMac());
+    encap.SetAddresses(m_ipv4, dst);
+    encap.SetDscp(PriorityToDscp(priority));
+    encap.SetEcn(ect ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT);
+    encap.SetSourcePort(sport);
+    block.SetEncap(encap);
+    block.SetBth(bth);
+    block.ClearExtension();
 }
 
 void
@@ -423,37 +451,66 @@ RoceNetDevice::GetRxBufferBytes() const
     return m_rxBytes;
 }
 
+namespace
+{
+
+/**
+ * \param f a parsed RoCE frame
+ * \return its BTH (TVer, which this module never sets, is left 0)
+ */
+RoceBthHeader
+BthOf(const RoceFrame& f)
+{
+    RoceBthHeader bth;
+    bth.SetOpcode(f.opcode);
+    bth.SetSolicitedEvent((f.bthFlags & 0x80) != 0);
+    bth.SetMigReq((f.bthFlags & 0x40) != 0);
+    bth.SetPadCount((f.bthFlags >> 4) & 0x3);
+    bth.SetPkey(f.pkey);
+    bth.SetFecn((f.bthByte4 & 0x80) != 0);
+    bth.SetBecn((f.bthByte4 & 0x40) != 0);
+    bth.SetIntRequest((f.bthByte4 & 0x20) != 0);
+    bth.SetIntHops(f.bthByte4 & 0x1F);
+    bth.SetDestQp(f.destQp);
+    bth.SetAckReq(f.ackReq);
+    bth.SetPsn(f.psn);
+    return bth;
+}
+
+} // namespace
+
 void
 RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
 {
+    // The frame was parsed when it arrived (RoceFrame::Parse): its BTH and
+    // AETH come from there, and the headers leave in one RemoveAtStart().
     Ptr<RoceQueuePair> qp = GetQp(f.destQp);
     if (!qp)
     {
         DropFrame(p, DROP_UNKNOWN_QP);
         return;
     }
-    p->RemoveAtStart(RoceFrame::ETH_BYTES + RoceFrame::IPV4_BYTES + RoceFrame::UDP_BYTES);
-    RoceBthHeader bth;
-    p->RemoveHeader(bth);
-    m_intScratch.clear();
-    if (uint8_t hops = bth.GetIntHops())
-    {
-        // INT records sit just before the ICRC, the last hop's last.
-        RoceIcrcTrailer icrc;
-        p->RemoveTrailer(icrc);
-        m_intScratch.resize(hops);
-        for (int i = hops - 1; i >= 0; --i)
-        {
-            p->RemoveTrailer(m_intScratch[i]);
-        }
-        p->AddTrailer(icrc);
-    }
-    uint8_t op = bth.GetOpcode();
+    uint8_t op = f.opcode;
+    uint32_t hops = f.bthByte4 & 0x1F;
+    // Bytes the frame must hold beyond its headers: INT records and the ICRC.
+    uint32_t tail = hops * RoceIntRecord::SIZE + RoceIcrcTrailer::SIZE;
+    uint32_t size = p->GetSize();
     if (op == RoceBthHeader::ACKNOWLEDGE)
     {
+        if (!f.hasAeth || size < RoceFrame::PARSE_BYTES + tail)
+        {
+            DropFrame(p, DROP_MALFORMED);
+            return;
+        }
+        m_intScratch.clear();
+        if (hops)
+        {
+            ReadIntRecords(p, hops);
+        }
         RoceAethHeader aeth;
-        p->RemoveHeader(aeth);
-        qp->ReceiveAck(bth, aeth, m_intScratch);
+        aeth.SetSyndrome(static_cast<uint8_t>(f.aeth >> 24));
+        aeth.SetMsn(f.aeth & 0xFFFFFF);
+        qp->ReceiveAck(BthOf(f), aeth, m_intScratch);
     }
     else if (op == RoceBthHeader::CNP)
     {
@@ -461,12 +518,42 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
     }
     else if (RoceBthHeader::IsData(op))
     {
-        qp->ReceiveData(p, bth, f.ecn == Ipv4Header::ECN_CE, m_intScratch);
+        uint32_t need = RoceFrame::HEADER_BYTES + tail + ((f.bthFlags >> 4) & 0x3);
+        if (op == RoceBthHeader::WRITE_FIRST || op == RoceBthHeader::WRITE_ONLY)
+        {
+            need += RoceHeaderBlock::RETH_BYTES;
+        }
+        if (size < need)
+        {
+            DropFrame(p, DROP_MALFORMED);
+            return;
+        }
+        p->RemoveAtStart(RoceFrame::HEADER_BYTES);
+        m_intScratch.clear();
+        if (hops)
+        {
+            ReadIntRecords(p, hops);
+        }
+        qp->ReceiveData(p, BthOf(f), f.ecn == Ipv4Header::ECN_CE, m_intScratch);
     }
     else
     {
         DropFrame(p, DROP_UNSUPPORTED_OPCODE);
     }
+}
+
+void
+RoceNetDevice::ReadIntRecords(Ptr<Packet> p, uint32_t hops)
+{
+    // INT records sit just before the ICRC, the last hop's last.
+    RoceIcrcTrailer icrc;
+    p->RemoveTrailer(icrc);
+    m_intScratch.resize(hops);
+    for (int i = static_cast<int>(hops) - 1; i >= 0; --i)
+    {
+        p->RemoveTrailer(m_intScratch[i]);
+    }
+    p->AddTrailer(icrc);
 }
 
 bool

@@ -9,7 +9,9 @@
 
 #include "ns3/ipv4-address.h"
 #include "ns3/queue-size.h"
+#include "ns3/roce-bth-header.h"
 #include "ns3/roce-congestion-ops.h"
+#include "ns3/roce-header-block.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/type-id.h"
 
@@ -47,6 +49,8 @@ class RoceNetDevice : public RocePfcNetDevice
 
     static constexpr const char* DROP_UNKNOWN_QP = "unknown-qp"; //!< BTH names no QP here
     static constexpr const char* DROP_UNSUPPORTED_OPCODE = "unsupported-opcode"; //!< e.g. READ
+    /// A RoCE frame too short for what its BTH says it carries (AETH, RETH, pad, INT, ICRC).
+    static constexpr const char* DROP_MALFORMED = "malformed";
     static constexpr const char* DROP_RX_BUFFER_FULL =
         "rx-buffer-full"; //!< receive buffer overflow
 
@@ -145,6 +149,32 @@ class RoceNetDevice : public RocePfcNetDevice
     void AddRoceHeaders(Ptr<Packet> p, Ipv4Address dst, uint16_t sport, uint8_t priority, bool ect);
 
     /**
+     * \brief Fill a header block with this NIC's encapsulation and a BTH, for
+     * a QP to use as a template.
+     * \param block the block
+     * \param dst destination address
+     * \param sport UDP source port
+     * \param priority priority, written as its DSCP
+     * \param ect mark the packets ECN-capable (ECT(0))
+     * \param bth the BTH (the per-packet fields are patched later)
+     */
+    void InitHeaderBlock(RoceHeaderBlock& block,
+                         Ipv4Address dst,
+                         uint16_t sport,
+                         uint8_t priority,
+                         bool ect,
+                         const RoceBthHeader& bth);
+
+    /**
+     * \return a number that changes whenever the NIC's MAC or IPv4 address
+     * changes: header templates built under another number are stale
+     */
+    uint32_t GetHeaderGeneration() const
+    {
+        return m_headerGeneration;
+    }
+
+    /**
      * \brief Send an ACK, NAK or CNP ahead of the data of its priority.
      * \param p the frame
      * \param priority its priority
@@ -160,6 +190,8 @@ class RoceNetDevice : public RocePfcNetDevice
     /** \return bytes waiting in the receive buffer */
     uint64_t GetRxBufferBytes() const;
 
+    void SetAddress(Address address) override;
+
   protected:
     void DoDispose() override;
     void DoInitialize() override;
@@ -169,6 +201,13 @@ class RoceNetDevice : public RocePfcNetDevice
   private:
     /** \brief Parse a RoCE frame and hand it to its QP. \param p the frame \param f its fields */
     void ProcessRoce(Ptr<Packet> p, const RoceFrame& f);
+    /**
+     * \brief Move the INT records at the end of a frame into m_intScratch
+     * (the ICRC stays).
+     * \param p the frame
+     * \param hops how many records it carries
+     */
+    void ReadIntRecords(Ptr<Packet> p, uint32_t hops);
     /** \brief Start draining the head of the receive buffer. */
     void StartDrain();
     /** \brief The head of the receive buffer has been drained. */
@@ -187,6 +226,7 @@ class RoceNetDevice : public RocePfcNetDevice
     };
 
     Ipv4Address m_ipv4;
+    uint32_t m_headerGeneration{0}; //!< bumped when the MAC or IPv4 address changes
     uint32_t m_payloadMtu{1024};
     TypeId m_ccType;
     Ptr<RoceCongestionOps> m_ccPrototype; //!< what QPs fork; null until needed

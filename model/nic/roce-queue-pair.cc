@@ -141,6 +141,7 @@ RoceQueuePair::DoDispose()
     }
     m_cc = nullptr;
     m_nic = nullptr;
+    m_headers.reset();
     Object::DoDispose();
 }
 
@@ -157,6 +158,7 @@ RoceQueuePair::Connect(Ptr<RoceNetDevice> nic,
     m_qpn = qpn;
     m_remoteQpn = remoteQpn;
     m_remoteAddress = remoteAddress;
+    m_headers.reset(); // built for this peer on the first packet
     m_cc = cc;
     m_mtu = nic->GetPayloadMtu();
     m_state = RTS;
@@ -382,25 +384,23 @@ RoceQueuePair::BuildNextPacket()
 
     // The payload is padded to a 4-byte multiple on the wire (BTH PadCnt).
     uint8_t pad = static_cast<uint8_t>((4 - (payload & 3)) & 3);
-    Ptr<Packet> p = Create<Packet>(payload + pad);
-    p->AddTrailer(RoceIcrcTrailer());
+    // Payload, pad and ICRC (zero) in one buffer, then every header at once.
+    Ptr<Packet> p = Create<Packet>(payload + pad + RoceIcrcTrailer::SIZE);
+    RoceHeaderBlock& h = Headers().data;
+    h.SetOpcode(op);
+    h.SetPsn(RocePsn::ToWire(seq));
+    h.SetAckReq(last);
+    h.SetIntRequest(m_cc->WantsInt());
+    h.SetPadCount(pad);
     if (first && m.write)
     {
-        RoceRethHeader reth;
-        reth.SetVirtualAddress(m_remoteVa);
-        reth.SetRkey(m_rkey);
-        reth.SetDmaLength(static_cast<uint32_t>(m.bytes));
-        p->AddHeader(reth);
+        h.SetReth(m_remoteVa, m_rkey, static_cast<uint32_t>(m.bytes));
     }
-    RoceBthHeader bth;
-    bth.SetOpcode(op);
-    bth.SetDestQp(m_remoteQpn);
-    bth.SetPsn(RocePsn::ToWire(seq));
-    bth.SetAckReq(last);
-    bth.SetIntRequest(m_cc->WantsInt());
-    bth.SetPadCount(pad);
-    p->AddHeader(bth);
-    m_nic->AddRoceHeaders(p, m_remoteAddress, m_sourcePort, m_priority, true);
+    else
+    {
+        h.ClearExtension();
+    }
+    p->AddHeader(h);
 
     Time now = Simulator::Now();
     uint32_t wire = RocePfcNetDevice::WireBytes(p->GetSize() + RoceFrame::ETH_BYTES);
@@ -801,26 +801,58 @@ RoceQueuePair::SendAck(bool nak, uint64_t psnSeq)
         aeth.SetType(RoceAethHeader::ACK, 0x1F); // credits: 0x1F = invalid (not used)
         ++m_stats.acksSent;
     }
-    aeth.SetMsn(m_rcvMsn);
-    RoceBthHeader bth;
-    bth.SetOpcode(RoceBthHeader::ACKNOWLEDGE);
-    bth.SetDestQp(m_remoteQpn);
-    bth.SetPsn(RocePsn::ToWire(psnSeq));
-    bth.SetBecn(m_ceSinceAck);
+    RoceHeaderBlock& h = Headers().ack;
+    h.SetPsn(RocePsn::ToWire(psnSeq));
+    h.SetBecn(m_ceSinceAck);
+    h.SetIntHops(static_cast<uint8_t>(m_intEcho.size()));
+    h.SetAeth(aeth.GetSyndrome(), m_rcvMsn);
     m_ceSinceAck = false;
     m_unackedPackets = 0;
-    Ptr<Packet> p = Create<Packet>();
-    for (const auto& r : m_intEcho)
+    Ptr<Packet> p;
+    if (m_intEcho.empty())
     {
-        p->AddTrailer(r);
+        p = Create<Packet>(RoceIcrcTrailer::SIZE); // the ICRC (zero)
     }
-    bth.SetIntHops(static_cast<uint8_t>(m_intEcho.size()));
-    m_intEcho.clear();
-    p->AddTrailer(RoceIcrcTrailer());
-    p->AddHeader(aeth);
-    p->AddHeader(bth);
-    m_nic->AddRoceHeaders(p, m_remoteAddress, m_sourcePort, m_priority, false);
+    else
+    {
+        p = Create<Packet>();
+        for (const auto& r : m_intEcho)
+        {
+            p->AddTrailer(r);
+        }
+        m_intEcho.clear();
+        p->AddTrailer(RoceIcrcTrailer());
+    }
+    p->AddHeader(h);
     m_nic->SendControl(p, m_priority);
+}
+
+RoceQueuePair::HeaderTemplates&
+RoceQueuePair::Headers()
+{
+    HeaderTemplates* t = m_headers.get();
+    uint8_t dscp = m_nic->PriorityToDscp(m_priority);
+    Mac48Address peer = m_nic->GetPeerMac();
+    if (t && t->generation == m_nic->GetHeaderGeneration() && t->sourcePort == m_sourcePort &&
+        t->dscp == dscp && t->peerMac == peer)
+    {
+        return *t;
+    }
+    if (!t)
+    {
+        m_headers = std::make_unique<HeaderTemplates>();
+        t = m_headers.get();
+    }
+    RoceBthHeader bth;
+    bth.SetDestQp(m_remoteQpn);
+    m_nic->InitHeaderBlock(t->data, m_remoteAddress, m_sourcePort, m_priority, true, bth);
+    bth.SetOpcode(RoceBthHeader::ACKNOWLEDGE);
+    m_nic->InitHeaderBlock(t->ack, m_remoteAddress, m_sourcePort, m_priority, false, bth);
+    t->generation = m_nic->GetHeaderGeneration();
+    t->sourcePort = m_sourcePort;
+    t->dscp = dscp;
+    t->peerMac = peer;
+    return *t;
 }
 
 } // namespace ns3

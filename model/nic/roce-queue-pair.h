@@ -7,9 +7,11 @@
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/mac48-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/roce-congestion-ops.h"
+#include "ns3/roce-header-block.h"
 #include "ns3/roce-int-record.h"
 #include "ns3/roce-lazy-trace.h"
 #include "ns3/traced-callback.h"
@@ -314,6 +316,24 @@ class RoceQueuePair : public Object, private RoceCcRateListener
      */
     void SendAck(bool nak, uint64_t psnSeq);
 
+    /**
+     * \brief The leading headers of this QP's frames, prebuilt: one
+     * AddHeader() of a patched copy per packet. Built on first use and
+     * rebuilt when what they were built from changes.
+     */
+    struct HeaderTemplates
+    {
+        RoceHeaderBlock data;   //!< data packets (ECT(0))
+        RoceHeaderBlock ack;    //!< ACKs and NAKs (not ECT)
+        Mac48Address peerMac;   //!< the link peer's MAC they carry
+        uint32_t generation{0}; //!< the NIC's header generation they were built under
+        uint16_t sourcePort{0}; //!< the UDP source port they carry
+        uint8_t dscp{0};        //!< the DSCP they carry
+    };
+
+    /** \return the header templates, (re)built if missing or stale */
+    HeaderTemplates& Headers();
+
     // identity and configuration
     Ptr<RoceNetDevice> m_nic;
     Ptr<RoceCongestionOps> m_cc;
@@ -368,6 +388,9 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     uint32_t m_unackedPackets{0};
     uint64_t m_rcvMessageBytes{0};
     std::vector<RoceIntRecord> m_intEcho; //!< INT of the last data packet, for the next ACK
+
+    // Allocated on the first packet: a queue pair that never sends pays one pointer.
+    std::unique_ptr<HeaderTemplates> m_headers; //!< header templates, null until needed
 
     Stats m_stats;
 

@@ -25,9 +25,11 @@ static constexpr uint32_t ROCE_NUM_PRIORITIES = 8;
  * read from its first bytes in one copy.
  *
  * A frame is parsed once per device it enters: one CopyData() of at most
- * HEADER_BYTES bytes and fixed-offset reads. No Header objects are built and
+ * PARSE_BYTES bytes and fixed-offset reads. No Header objects are built and
  * the packet is not modified, so switches forward without touching the
- * packet's buffer.
+ * packet's buffer. The BTH fields and the 4 bytes after the BTH (the AETH of
+ * an ACK) are kept too, so that the receiving NIC needs no second parse: it
+ * strips the headers with one RemoveAtStart().
  */
 struct RoceFrame
 {
@@ -37,8 +39,10 @@ struct RoceFrame
     static constexpr uint32_t BTH_BYTES = 12;          //!< InfiniBand BTH
     static constexpr uint16_t ETHERTYPE_IPV4 = 0x0800; //!< IPv4 EtherType
     static constexpr uint16_t ROCEV2_UDP_PORT = 4791;  //!< RoCEv2 destination port
+    static constexpr uint32_t AETH_BYTES = 4;          //!< InfiniBand AETH
     static constexpr uint32_t HEADER_BYTES =
-        ETH_BYTES + IPV4_BYTES + UDP_BYTES + BTH_BYTES;   //!< bytes read per frame
+        ETH_BYTES + IPV4_BYTES + UDP_BYTES + BTH_BYTES; //!< bytes up to the end of the BTH
+    static constexpr uint32_t PARSE_BYTES = HEADER_BYTES + AETH_BYTES; //!< bytes read per frame
     static constexpr uint32_t ECN_OFFSET = ETH_BYTES + 1; //!< byte holding DSCP and ECN
 
     uint16_t etherType{0};  //!< EtherType
@@ -52,6 +56,13 @@ struct RoceFrame
     uint8_t opcode{0};      //!< BTH opcode (RoCE frames only)
     uint32_t destQp{0};     //!< BTH destination QP (RoCE frames only)
     bool intRequest{false}; //!< BTH asks switches for INT records
+    uint8_t bthFlags{0};    //!< BTH byte 1: SE, M, PadCnt, TVer
+    uint8_t bthByte4{0};    //!< BTH byte 4: FECN, BECN, INT request, INT hops
+    uint16_t pkey{0};       //!< BTH P_Key
+    bool ackReq{false};     //!< BTH AckReq
+    uint32_t psn{0};        //!< BTH PSN
+    bool hasAeth{false};    //!< the frame holds AETH_BYTES after the BTH
+    uint32_t aeth{0};       //!< those bytes, big-endian: syndrome << 24 | MSN
     bool isIpv4{false};     //!< IPv4 frame with a 20-byte header
     bool isRoce{false};     //!< IPv4/UDP to port 4791 with a BTH
 
@@ -62,8 +73,8 @@ struct RoceFrame
      */
     static RoceFrame Parse(const Packet& p)
     {
-        uint8_t b[HEADER_BYTES];
-        uint32_t n = p.CopyData(b, HEADER_BYTES);
+        uint8_t b[PARSE_BYTES];
+        uint32_t n = p.CopyData(b, PARSE_BYTES);
         RoceFrame f;
         if (n < ETH_BYTES)
         {
@@ -99,7 +110,18 @@ struct RoceFrame
         f.isRoce = true;
         f.opcode = bth[0];
         f.destQp = (uint32_t(bth[5]) << 16) | (uint32_t(bth[6]) << 8) | bth[7];
+        f.bthFlags = bth[1];
+        f.pkey = static_cast<uint16_t>((bth[2] << 8) | bth[3]);
+        f.bthByte4 = bth[4];
         f.intRequest = (bth[4] & 0x20) != 0;
+        f.ackReq = (bth[8] & 0x80) != 0;
+        f.psn = (uint32_t(bth[9]) << 16) | (uint32_t(bth[10]) << 8) | bth[11];
+        if (n == PARSE_BYTES)
+        {
+            const uint8_t* a = bth + BTH_BYTES;
+            f.hasAeth = true;
+            f.aeth = (uint32_t(a[0]) << 24) | (uint32_t(a[1]) << 16) | (uint32_t(a[2]) << 8) | a[3];
+        }
         return f;
     }
 };
