@@ -6,17 +6,16 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
-#include "ns3/drop-tail-queue.h"
 #include "ns3/enum.h"
-#include "ns3/ipv4-header.h"
 #include "ns3/log.h"
-#include "ns3/roce-encap-header.h"
+#include "ns3/roce-raw-header.h"
 #include "ns3/roce-spec-list.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 namespace ns3
 {
@@ -24,47 +23,12 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RoceEgressQueueDisc");
 NS_OBJECT_ENSURE_REGISTERED(RoceEgressQueueDisc);
 
-RoceSwitchItem::RoceSwitchItem(Ptr<Packet> p,
-                               uint16_t ingressIndex,
-                               uint8_t priority,
-                               bool ect,
-                               bool intRequest)
-    : QueueDiscItem(p, Address(), RoceFrame::ETHERTYPE_IPV4),
-      m_ingressIndex(ingressIndex),
-      m_priority(priority),
-      m_ect(ect),
-      m_intRequest(intRequest)
-{
-}
-
-void
-RoceSwitchItem::AddHeader()
-{
-    // The frame keeps its headers inside the switch: nothing to add.
-}
-
-bool
-RoceSwitchItem::Mark()
-{
-    if (!m_ect)
-    {
-        return false;
-    }
-    Ptr<Packet> p = GetPacket();
-    RoceEncapHeader encap;
-    p->RemoveHeader(encap);
-    encap.SetEcn(Ipv4Header::ECN_CE);
-    p->AddHeader(encap);
-    m_ect = false; // CE now: never marked twice
-    return true;
-}
-
 TypeId
 RoceEgressQueueDisc::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::RoceEgressQueueDisc")
-            .SetParent<QueueDisc>()
+            .SetParent<Object>()
             .SetGroupName("Rocev2")
             .AddConstructor<RoceEgressQueueDisc>()
             .AddAttribute("Scheduler",
@@ -122,18 +86,78 @@ RoceEgressQueueDisc::GetTypeId()
                           MakeEnumChecker(RoceEgressQueueDisc::MARK_AT_ENQUEUE,
                                           "Enqueue",
                                           RoceEgressQueueDisc::MARK_AT_DEQUEUE,
-                                          "Dequeue"));
+                                          "Dequeue"))
+            .AddTraceSource("Enqueue",
+                            "A frame joined its priority's queue (after any mark at enqueue).",
+                            MakeTraceSourceAccessor(&RoceEgressQueueDisc::m_enqueueTrace),
+                            "ns3::RoceEgressQueueDisc::PacketTracedCallback")
+            .AddTraceSource("Dequeue",
+                            "A frame left its priority's queue for the wire (after any mark "
+                            "at dequeue, before the INT stamp).",
+                            MakeTraceSourceAccessor(&RoceEgressQueueDisc::m_dequeueTrace),
+                            "ns3::RoceEgressQueueDisc::PacketTracedCallback")
+            .AddTraceSource("Mark",
+                            "A frame was marked CE (RED on its priority's queue bytes).",
+                            MakeTraceSourceAccessor(&RoceEgressQueueDisc::m_markTrace),
+                            "ns3::RoceEgressQueueDisc::PacketTracedCallback")
+            .AddTraceSource("Drop",
+                            "The shared buffer refused a frame; the reason is the MMU's.",
+                            MakeTraceSourceAccessor(&RoceEgressQueueDisc::m_dropTrace),
+                            "ns3::RoceEgressQueueDisc::DropTracedCallback");
     return tid;
 }
 
 RoceEgressQueueDisc::RoceEgressQueueDisc()
-    : QueueDisc(QueueDiscSizePolicy::NO_LIMITS)
 {
     m_uniform = CreateObject<UniformRandomVariable>();
     m_weights.fill(1);
 }
 
 RoceEgressQueueDisc::~RoceEgressQueueDisc() = default;
+
+void
+RoceEgressQueueDisc::DoDispose()
+{
+    for (auto& ring : m_rings)
+    {
+        ring.Clear();
+    }
+    m_mmu = nullptr;
+    m_uniform = nullptr;
+    Object::DoDispose();
+}
+
+RoceEgressQueueDisc::Entry&
+RoceEgressQueueDisc::Ring::PushSlot()
+{
+    if (m_count == m_slots.size())
+    {
+        // Full (or never used): double, unrolling the ring so the oldest
+        // entry is slot 0.
+        uint32_t capacity =
+            m_slots.empty() ? INITIAL_RING_CAPACITY : 2 * static_cast<uint32_t>(m_slots.size());
+        std::vector<Entry> grown(capacity);
+        for (uint32_t i = 0; i < m_count; ++i)
+        {
+            grown[i] = std::move(m_slots[(m_head + i) & m_mask]);
+        }
+        m_slots.swap(grown);
+        m_head = 0;
+        m_mask = capacity - 1;
+    }
+    Entry& e = m_slots[(m_head + m_count) & m_mask];
+    ++m_count;
+    return e;
+}
+
+void
+RoceEgressQueueDisc::Ring::Clear()
+{
+    std::vector<Entry>().swap(m_slots);
+    m_head = 0;
+    m_count = 0;
+    m_mask = 0;
+}
 
 void
 RoceEgressQueueDisc::Setup(Ptr<RoceSharedBufferMmu> mmu, DataRate rate)
@@ -213,34 +237,16 @@ RoceEgressQueueDisc::GetDwrrWeight(uint8_t priority) const
     return m_weights.at(priority);
 }
 
-bool
-RoceEgressQueueDisc::CheckConfig()
+void
+RoceEgressQueueDisc::DoInitialize()
 {
     NS_ABORT_MSG_IF(!m_mmu, "RoceEgressQueueDisc: not attached to a switch (Setup not called)");
-    NS_ABORT_MSG_IF(m_kmin.GetUnit() != QueueSizeUnit::BYTES ||
-                        m_kmax.GetUnit() != QueueSizeUnit::BYTES,
-                    "RoceEgressQueueDisc: EcnKmin/EcnKmax must be in bytes");
+    NS_ABORT_MSG_IF(m_kmin.GetUnit() != QueueSizeUnit::BYTES,
+                    "RoceEgressQueueDisc: EcnKmin=" << m_kmin << " must be in bytes (e.g. 100KB)");
+    NS_ABORT_MSG_IF(m_kmax.GetUnit() != QueueSizeUnit::BYTES,
+                    "RoceEgressQueueDisc: EcnKmax=" << m_kmax << " must be in bytes (e.g. 400KB)");
     NS_ABORT_MSG_IF(m_kmin.GetValue() > m_kmax.GetValue(),
                     "RoceEgressQueueDisc: EcnKmin=" << m_kmin << " exceeds EcnKmax=" << m_kmax);
-    if (GetNInternalQueues() == 0)
-    {
-        for (uint32_t i = 0; i < ROCE_NUM_PRIORITIES; ++i)
-        {
-            Ptr<DropTailQueue<QueueDiscItem>> q = CreateObject<DropTailQueue<QueueDiscItem>>();
-            // The shared buffer limits occupancy; the queues themselves never drop.
-            q->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, 0xFFFFFFFF));
-            AddInternalQueue(q);
-        }
-    }
-    NS_ABORT_MSG_IF(GetNInternalQueues() != ROCE_NUM_PRIORITIES,
-                    "RoceEgressQueueDisc: needs exactly 8 internal queues, has "
-                        << GetNInternalQueues());
-    return true;
-}
-
-void
-RoceEgressQueueDisc::InitializeParams()
-{
     double scale = 1.0;
     if (m_ecnThresholdRate.GetBitRate() > 0 && m_rate.GetBitRate() > 0)
     {
@@ -248,6 +254,7 @@ RoceEgressQueueDisc::InitializeParams()
     }
     m_kminBytes = static_cast<uint64_t>(m_kmin.GetValue() * scale);
     m_kmaxBytes = static_cast<uint64_t>(m_kmax.GetValue() * scale);
+    Object::DoInitialize();
 }
 
 uint64_t
@@ -278,42 +285,56 @@ RoceEgressQueueDisc::MarkProbability(uint64_t queueBytes) const
 }
 
 void
-RoceEgressQueueDisc::MaybeMark(Ptr<RoceSwitchItem> item, uint64_t queueBytes)
+RoceEgressQueueDisc::MaybeMark(Entry& e, uint8_t priority, uint64_t queueBytes)
 {
-    if (!m_ecnEnabled || !item->m_ect)
+    if (!m_ecnEnabled || !e.ect)
     {
         return;
     }
     double p = MarkProbability(queueBytes);
     if (p >= 1.0 || (p > 0 && m_uniform->GetValue() < p))
     {
-        if (Mark(item, MARK_ECN))
+        if (RoceRawHeader::SetCe(*e.packet))
         {
-            ++m_marks[item->m_priority];
+            e.ect = false; // CE now: never marked twice
+            ++m_marks[priority];
+            m_markTrace(e.packet, priority);
         }
     }
 }
 
 bool
-RoceEgressQueueDisc::DoEnqueue(Ptr<QueueDiscItem> qdItem)
+RoceEgressQueueDisc::Enqueue(Ptr<Packet> p,
+                             uint16_t ingress,
+                             uint8_t priority,
+                             bool ect,
+                             bool intRequest)
 {
-    Ptr<RoceSwitchItem> item = StaticCast<RoceSwitchItem>(qdItem);
-    uint8_t prio = item->m_priority;
-    uint32_t size = item->GetSize();
-    RoceSharedBufferMmu::Admission a = m_mmu->Admit(item->m_ingressIndex, prio, size);
+    NS_ABORT_MSG_IF(priority >= ROCE_NUM_PRIORITIES,
+                    "RoceEgressQueueDisc: priority " << +priority << " out of range 0..7");
+    uint32_t size = p->GetSize();
+    RoceSharedBufferMmu::Admission a = m_mmu->Admit(ingress, priority, size);
     if (!a.admitted)
     {
-        ++m_drops[prio];
-        DropBeforeEnqueue(item, a.reason);
+        ++m_drops[priority];
+        m_dropTrace(p, priority, a.reason);
         return false;
     }
+    Entry& e = m_rings[priority].PushSlot();
+    e.packet = std::move(p);
+    e.size = size;
+    e.ingress = ingress;
+    e.ect = ect;
+    e.intRequest = intRequest;
     if (m_markPoint == MARK_AT_ENQUEUE)
     {
-        MaybeMark(item, m_bytes[prio]);
+        MaybeMark(e, priority, m_bytes[priority]);
     }
-    GetInternalQueue(prio)->Enqueue(item);
-    m_bytes[prio] += size;
-    m_maxBytes[prio] = std::max(m_maxBytes[prio], m_bytes[prio]);
+    m_bytes[priority] += size;
+    m_maxBytes[priority] = std::max(m_maxBytes[priority], m_bytes[priority]);
+    ++m_nPackets;
+    m_nBytes += size;
+    m_enqueueTrace(e.packet, priority);
     return true;
 }
 
@@ -357,7 +378,7 @@ RoceEgressQueueDisc::PickQueue()
                 m_deficit[i] += static_cast<int64_t>(m_quantum) * m_weights[i];
                 m_dwrrTurnStarted = true;
             }
-            if (m_deficit[i] >= static_cast<int64_t>(GetInternalQueue(i)->Peek()->GetSize()))
+            if (m_deficit[i] >= static_cast<int64_t>(m_rings[i].Front().size))
             {
                 return static_cast<int>(i);
             }
@@ -373,34 +394,61 @@ RoceEgressQueueDisc::PickQueue()
     return -1;
 }
 
-Ptr<QueueDiscItem>
-RoceEgressQueueDisc::DoDequeue()
+Ptr<Packet>
+RoceEgressQueueDisc::Dequeue(uint8_t* priority, bool* intRequest)
 {
     int q = PickQueue();
     if (q < 0)
     {
         return nullptr;
     }
-    Ptr<RoceSwitchItem> item = StaticCast<RoceSwitchItem>(GetInternalQueue(q)->Dequeue());
-    uint32_t size = item->GetSize();
+    auto prio = static_cast<uint8_t>(q);
+    Ring& ring = m_rings[prio];
+    Entry& e = ring.Front();
+    uint32_t size = e.size;
     if (m_scheduler == DWRR)
     {
-        m_deficit[q] -= size;
+        m_deficit[prio] -= size;
     }
     if (m_markPoint == MARK_AT_DEQUEUE)
     {
-        MaybeMark(item, m_bytes[q]);
+        MaybeMark(e, prio, m_bytes[prio]);
     }
-    m_bytes[q] -= size;
-    m_mmu->Release(item->m_ingressIndex, item->m_priority, size); // may call XON through the switch
-    return item;
+    Ptr<Packet> p = std::move(e.packet);
+    uint16_t ingress = e.ingress;
+    if (intRequest)
+    {
+        *intRequest = e.intRequest;
+    }
+    if (priority)
+    {
+        *priority = prio;
+    }
+    ring.PopFront();
+    m_bytes[prio] -= size;
+    --m_nPackets;
+    m_nBytes -= size;
+    m_mmu->Release(ingress, prio, size); // may call XON through the switch
+    m_dequeueTrace(p, prio);
+    return p;
 }
 
-Ptr<const QueueDiscItem>
-RoceEgressQueueDisc::DoPeek()
+uint32_t
+RoceEgressQueueDisc::GetNPackets() const
 {
-    int q = PickQueue();
-    return q < 0 ? nullptr : GetInternalQueue(q)->Peek();
+    return m_nPackets;
+}
+
+uint64_t
+RoceEgressQueueDisc::GetNBytes() const
+{
+    return m_nBytes;
+}
+
+uint32_t
+RoceEgressQueueDisc::GetNPackets(uint8_t priority) const
+{
+    return m_rings.at(priority).Size();
 }
 
 uint64_t

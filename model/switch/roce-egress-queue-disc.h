@@ -7,60 +7,27 @@
 #include "roce-shared-buffer-mmu.h"
 
 #include "ns3/data-rate.h"
-#include "ns3/queue-disc.h"
+#include "ns3/object.h"
+#include "ns3/packet.h"
 #include "ns3/queue-size.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
 
 #include <array>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
 
 /**
  * \ingroup rocev2
- * \brief A packet inside a switch: the frame plus what the switch learned
- * about it on ingress.
- *
- * It is the only per-packet object a switch allocates; it carries the
- * ingress port index and priority group at which the MMU counts the packet,
- * so that its departure releases exactly what its arrival took. It holds no
- * pointer to a port: PFC is the MMU's decision and the switch's action.
- */
-class RoceSwitchItem : public QueueDiscItem
-{
-  public:
-    /**
-     * \param p the frame (Ethernet header included)
-     * \param ingressIndex the index on the switch of the port it arrived on
-     * \param priority its priority (= ingress PG = egress queue)
-     * \param ect the frame is ECN-capable
-     * \param intRequest the frame asks for INT records
-     */
-    RoceSwitchItem(Ptr<Packet> p,
-                   uint16_t ingressIndex,
-                   uint8_t priority,
-                   bool ect,
-                   bool intRequest = false);
-
-    void AddHeader() override;
-    /** \brief Set CE in the frame's IPv4 header. \return true if the frame was ECN-capable */
-    bool Mark() override;
-
-    uint16_t m_ingressIndex; //!< ingress port index (MMU accounting)
-    uint8_t m_priority;      //!< priority and PG
-    bool m_ect;              //!< ECN-capable transport
-    bool m_intRequest;       //!< stamp an INT record at egress
-};
-
-/**
- * \ingroup rocev2
  * \brief The egress of one switch port: eight per-priority queues, ECN
  * marking, and strict-priority or DWRR scheduling that skips paused classes.
  *
- * Admission is the shared buffer's decision: DoEnqueue asks the switch's
+ * Admission is the shared buffer's decision: Enqueue asks the switch's
  * RoceSharedBufferMmu (Admit) and drops, with the MMU's reason, what it
- * refuses; DoDequeue gives the bytes back (Release). The queue disc never
+ * refuses; Dequeue gives the bytes back (Release). The queue disc never
  * touches a port: when a PG crosses into XOFF or back to XON, the MMU calls
  * its switch's PFC callback, and the switch pauses the ingress port's peer.
  *
@@ -76,8 +43,19 @@ class RoceSwitchItem : public QueueDiscItem
  * proportion to their weights. Either way a priority the downstream device
  * paused with PFC is not ready: it is skipped, keeps its packets, and loses
  * its DWRR credit like an empty queue.
+ *
+ * It is a plain Object, not an ns-3 QueueDisc: a switch port pulls from it
+ * directly, so it needs none of the traffic-control plumbing (a QueueDiscItem
+ * per packet, internal Queue objects, per-mark statistics maps). Each
+ * priority is a FIFO ring of small entries that grows by doubling and is
+ * reused, so a queued packet costs no allocation besides the Packet itself.
+ * Marking sets CE in the frame's bytes (RoceRawHeader::SetCe) without
+ * re-serialising its headers.
+ *
+ * Trace sources: Enqueue and Dequeue (packet, priority), Mark (packet,
+ * priority) and Drop (packet, priority, reason; the reasons are the MMU's).
  */
-class RoceEgressQueueDisc : public QueueDisc
+class RoceEgressQueueDisc : public Object
 {
   public:
     /** Scheduling among priorities. */
@@ -94,8 +72,24 @@ class RoceEgressQueueDisc : public QueueDisc
         MARK_AT_DEQUEUE,
     };
 
-    static constexpr uint32_t MAX_DWRR_WEIGHT = 65535; //!< largest DWRR weight
-    static constexpr const char* MARK_ECN = "ecn-red"; //!< mark reason
+    static constexpr uint32_t MAX_DWRR_WEIGHT = 65535;    //!< largest DWRR weight
+    static constexpr uint32_t INITIAL_RING_CAPACITY = 16; //!< entries per priority at start
+
+    /**
+     * TracedCallback signature of Enqueue, Dequeue and Mark.
+     * \param packet the frame
+     * \param priority its priority (egress queue)
+     */
+    typedef void (*PacketTracedCallback)(Ptr<const Packet> packet, uint8_t priority);
+    /**
+     * TracedCallback signature of Drop.
+     * \param packet the frame
+     * \param priority its priority
+     * \param reason why (the MMU's reason)
+     */
+    typedef void (*DropTracedCallback)(Ptr<const Packet> packet,
+                                       uint8_t priority,
+                                       const char* reason);
 
     /**
      * \brief Get the type ID.
@@ -115,6 +109,37 @@ class RoceEgressQueueDisc : public QueueDisc
 
     /** \param mask bit p set if the downstream device paused priority p */
     void SetPausedMask(uint8_t mask);
+
+    /**
+     * \brief Admit a frame through the MMU and queue it, or drop it.
+     * \param p the frame (Ethernet header included)
+     * \param ingress the index on the switch of the port it arrived on
+     * \param priority its priority (= ingress PG = egress queue)
+     * \param ect the frame is ECN-capable
+     * \param intRequest the frame asks for INT records
+     * \return true if queued, false if the MMU refused it (dropped)
+     */
+    bool Enqueue(Ptr<Packet> p,
+                 uint16_t ingress,
+                 uint8_t priority,
+                 bool ect,
+                 bool intRequest = false);
+
+    /**
+     * \brief Take the next frame the scheduler picks among the priorities
+     * not paused, and give its bytes back to the MMU.
+     * \param priority if not null, receives the frame's priority
+     * \param intRequest if not null, receives whether it asks for INT
+     * \return the frame, or null if every unpaused priority is empty
+     */
+    Ptr<Packet> Dequeue(uint8_t* priority = nullptr, bool* intRequest = nullptr);
+
+    /** \return packets queued, all priorities */
+    uint32_t GetNPackets() const;
+    /** \return bytes queued, all priorities */
+    uint64_t GetNBytes() const;
+    /** \param priority a priority \return packets queued in it */
+    uint32_t GetNPackets(uint8_t priority) const;
 
     /**
      * \brief Set the DWRR weights (the DwrrWeights attribute). Aborts with a
@@ -164,20 +189,70 @@ class RoceEgressQueueDisc : public QueueDisc
      */
     int64_t AssignStreams(int64_t stream);
 
+  protected:
+    /** \brief Check the configuration (aborts naming the attribute) and scale Kmin/Kmax. */
+    void DoInitialize() override;
+    void DoDispose() override;
+
   private:
-    bool DoEnqueue(Ptr<QueueDiscItem> item) override;
-    Ptr<QueueDiscItem> DoDequeue() override;
-    Ptr<const QueueDiscItem> DoPeek() override;
-    bool CheckConfig() override;
-    void InitializeParams() override;
+    /** A queued frame and what the switch learned about it on ingress. */
+    struct Entry
+    {
+        Ptr<Packet> packet;     //!< the frame
+        uint32_t size{0};       //!< its size in bytes (what the MMU counts)
+        uint16_t ingress{0};    //!< ingress port index (MMU accounting)
+        bool ect{false};        //!< ECN-capable and not yet marked
+        bool intRequest{false}; //!< stamp an INT record at egress
+    };
+
+    /**
+     * A FIFO of entries in a power-of-two ring that doubles when full.
+     * Slots are reused; popping a slot releases its packet.
+     */
+    class Ring
+    {
+      public:
+        /** \return entries queued */
+        uint32_t Size() const
+        {
+            return m_count;
+        }
+
+        /** \return the oldest entry (the ring must not be empty) */
+        Entry& Front()
+        {
+            return m_slots[m_head];
+        }
+
+        /** \return a slot at the tail for a new entry; it counts as queued */
+        Entry& PushSlot();
+
+        /** \brief Drop the oldest entry's packet and forget it. */
+        void PopFront()
+        {
+            m_slots[m_head].packet = nullptr;
+            m_head = (m_head + 1) & m_mask;
+            --m_count;
+        }
+
+        /** \brief Release every entry and the storage. */
+        void Clear();
+
+      private:
+        std::vector<Entry> m_slots;
+        uint32_t m_head{0};
+        uint32_t m_count{0};
+        uint32_t m_mask{0};
+    };
 
     /**
      * \brief Mark a packet if RED says so.
-     * \param item the packet
+     * \param e the packet's entry
+     * \param priority its priority
      * \param queueBytes bytes queued in its priority
      */
-    void MaybeMark(Ptr<RoceSwitchItem> item, uint64_t queueBytes);
-    /** \return the queue DoDequeue takes from next, or -1 */
+    void MaybeMark(Entry& e, uint8_t priority, uint64_t queueBytes);
+    /** \return the queue Dequeue takes from next, or -1 */
     int PickQueue();
 
     Ptr<RoceSharedBufferMmu> m_mmu;
@@ -204,6 +279,14 @@ class RoceEgressQueueDisc : public QueueDisc
     std::array<uint64_t, ROCE_NUM_PRIORITIES> m_maxBytes{};
     std::array<uint64_t, ROCE_NUM_PRIORITIES> m_marks{};
     std::array<uint64_t, ROCE_NUM_PRIORITIES> m_drops{};
+    std::array<Ring, ROCE_NUM_PRIORITIES> m_rings;
+    uint32_t m_nPackets{0}; //!< packets queued, all priorities
+    uint64_t m_nBytes{0};   //!< bytes queued, all priorities
+
+    TracedCallback<Ptr<const Packet>, uint8_t> m_enqueueTrace;
+    TracedCallback<Ptr<const Packet>, uint8_t> m_dequeueTrace;
+    TracedCallback<Ptr<const Packet>, uint8_t> m_markTrace;
+    TracedCallback<Ptr<const Packet>, uint8_t, const char*> m_dropTrace;
 };
 
 } // namespace ns3

@@ -8,10 +8,8 @@
 #include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
-#include "ns3/roce-bth-header.h"
-#include "ns3/roce-encap-header.h"
-#include "ns3/roce-icrc-trailer.h"
 #include "ns3/roce-int-record.h"
+#include "ns3/roce-raw-header.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -73,56 +71,44 @@ RoceSwitchPort::DoDispose()
     RocePfcNetDevice::DoDispose();
 }
 
-void
-RoceSwitchPort::Enqueue(Ptr<RoceSwitchItem> item)
+bool
+RoceSwitchPort::Enqueue(Ptr<Packet> p,
+                        uint16_t ingress,
+                        uint8_t priority,
+                        bool ect,
+                        bool intRequest)
 {
-    if (m_qdisc->Enqueue(item))
+    if (m_qdisc->Enqueue(std::move(p), ingress, priority, ect, intRequest))
     {
         TryTransmit();
+        return true;
     }
+    return false;
 }
 
 Ptr<Packet>
 RoceSwitchPort::DequeueData(uint8_t pausedMask)
 {
     m_qdisc->SetPausedMask(pausedMask);
-    Ptr<QueueDiscItem> qdItem = m_qdisc->Dequeue();
-    if (!qdItem)
+    uint8_t priority = 0;
+    bool intRequest = false;
+    Ptr<Packet> p = m_qdisc->Dequeue(&priority, &intRequest);
+    if (p && intRequest)
     {
-        return nullptr;
+        StampInt(p, priority);
     }
-    Ptr<RoceSwitchItem> item = StaticCast<RoceSwitchItem>(qdItem);
-    if (item->m_intRequest)
-    {
-        StampInt(item->GetPacket(), item->m_priority);
-    }
-    return item->GetPacket();
+    return p;
 }
 
 void
 RoceSwitchPort::StampInt(Ptr<Packet> p, uint8_t priority)
 {
-    RoceEncapHeader encap;
-    p->RemoveHeader(encap);
-    RoceBthHeader bth;
-    p->RemoveHeader(bth);
-    uint8_t hops = bth.GetIntHops();
-    if (hops < RoceIntRecord::MAX_HOPS)
-    {
-        RoceIcrcTrailer icrc;
-        p->RemoveTrailer(icrc);
-        RoceIntRecord r;
-        r.hop = hops;
-        r.rateMbps = static_cast<uint32_t>(GetDataRate().GetBitRate() / 1000000);
-        r.queueBytes = m_qdisc->GetQueueBytes(priority);
-        r.txBytes = GetTxBytes();
-        r.timestampNs = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
-        p->AddTrailer(r);
-        p->AddTrailer(icrc);
-        bth.SetIntHops(hops + 1);
-    }
-    p->AddHeader(bth);
-    p->AddHeader(encap); // rewrites the IPv4 and UDP lengths for the longer frame
+    RoceIntRecord r;
+    r.rateMbps = static_cast<uint32_t>(GetDataRate().GetBitRate() / 1000000);
+    r.queueBytes = m_qdisc->GetQueueBytes(priority);
+    r.txBytes = GetTxBytes();
+    r.timestampNs = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    RoceRawHeader::StampInt(*p, r);
 }
 
 void

@@ -52,9 +52,14 @@ class RoceSwitchPort : public RocePfcNetDevice
 
     /**
      * \brief Queue a frame for transmission (it has been routed here).
-     * \param item the frame and its ingress accounting
+     * \param p the frame
+     * \param ingress the index on the switch of the port it arrived on
+     * \param priority its priority (= ingress PG = egress queue)
+     * \param ect the frame is ECN-capable
+     * \param intRequest the frame asks for INT records
+     * \return true if queued, false if the MMU dropped it
      */
-    void Enqueue(Ptr<RoceSwitchItem> item);
+    bool Enqueue(Ptr<Packet> p, uint16_t ingress, uint8_t priority, bool ect, bool intRequest);
 
   protected:
     void DoDispose() override;
@@ -64,6 +69,10 @@ class RoceSwitchPort : public RocePfcNetDevice
   private:
     /**
      * \brief Append this hop's INT record before the ICRC and count it in BTH.
+     *
+     * The frame's first bytes are patched in place (RoceRawHeader::StampInt);
+     * no header is re-serialised. A frame that already carries
+     * RoceIntRecord::MAX_HOPS records is left as it is.
      * \param p the frame leaving the port
      * \param priority its egress queue
      */

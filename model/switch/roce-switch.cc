@@ -302,11 +302,11 @@ RoceSwitch::Receive(RoceSwitchPort* in, Ptr<Packet> p, const RoceFrame& frame)
     }
     uint8_t prio = in->DscpToPriority(frame.dscp);
     bool ect = frame.ecn == 1 || frame.ecn == 2;
-    m_ports[out]->Enqueue(Create<RoceSwitchItem>(p,
-                                                 static_cast<uint16_t>(in->GetPortIndex()),
-                                                 prio,
-                                                 ect,
-                                                 frame.intRequest));
+    m_ports[out]->Enqueue(std::move(p),
+                          static_cast<uint16_t>(in->GetPortIndex()),
+                          prio,
+                          ect,
+                          frame.intRequest);
 }
 
 uint64_t

@@ -122,8 +122,8 @@ class ConfigConnectTestCase : public TestCase
         std::map<std::string, uint64_t> byDevice;
         std::set<std::string> mmus;
         auto countTo = [](std::map<std::string, uint64_t>* m) {
-            return Callback<void, std::string, Ptr<const QueueDiscItem>>(
-                [m](std::string ctx, Ptr<const QueueDiscItem>) { ++(*m)[Where(ctx)]; });
+            return Callback<void, std::string, Ptr<const Packet>, uint8_t>(
+                [m](std::string ctx, Ptr<const Packet>, uint8_t) { ++(*m)[Where(ctx)]; });
         };
         bool ok = Config::ConnectFailSafe(
             "/NodeList/*/$ns3::RoceSwitch/PortList/*/EgressQueueDisc/Enqueue",

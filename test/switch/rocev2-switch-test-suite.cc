@@ -264,10 +264,10 @@ class EcnRedTestCase : public TestCase
         return q;
     }
 
-    /// \param item a dequeued item \return true if its frame carries CE
-    static bool IsCe(Ptr<QueueDiscItem> item)
+    /// \param p a frame \return true if it carries CE
+    static bool IsCe(Ptr<const Packet> p)
     {
-        return RoceFrame::Parse(*item->GetPacket()).ecn == Ipv4Header::ECN_CE;
+        return RoceFrame::Parse(*p).ecn == Ipv4Header::ECN_CE;
     }
 
     void DoRun() override
@@ -275,7 +275,12 @@ class EcnRedTestCase : public TestCase
         RngSeedManager::SetSeed(7);
         Ptr<RoceSharedBufferMmu> mmu = CreateObject<RoceSharedBufferMmu>();
         mmu->Configure({{DataRate("100Gbps"), MicroSeconds(1)}});
-        auto item = [](bool ect) { return Create<RoceSwitchItem>(Frame(1000), 0, 3, ect); };
+        // A 1000-byte frame from ingress port 0 at priority 3.
+        auto enqueue = [](Ptr<RoceEgressQueueDisc> q, bool ect) {
+            Ptr<Packet> p = Frame(1000);
+            q->Enqueue(p, 0, 3, ect);
+            return p;
+        };
 
         // Enqueue marking at held queue lengths.
         Ptr<RoceEgressQueueDisc> q = MakeQueue("Enqueue", mmu);
@@ -286,7 +291,7 @@ class EcnRedTestCase : public TestCase
             uint64_t k = held / FRAME_BYTES; // filler frames (not ECN-capable)
             for (uint64_t i = 0; i < k; ++i)
             {
-                q->Enqueue(item(false));
+                enqueue(q, false);
             }
             uint64_t queueAtEnqueue = k * FRAME_BYTES;
             NS_TEST_ASSERT_MSG_EQ(q->GetQueueBytes(3), queueAtEnqueue, "held queue");
@@ -294,8 +299,7 @@ class EcnRedTestCase : public TestCase
             uint32_t marks = 0;
             for (uint32_t i = 0; i < n; ++i)
             {
-                Ptr<RoceSwitchItem> it = item(true);
-                q->Enqueue(it);
+                Ptr<Packet> it = enqueue(q, true);
                 marks += IsCe(it) ? 1 : 0; // marked (or not) on joining the queue
                 q->Dequeue();
             }
@@ -328,7 +332,7 @@ class EcnRedTestCase : public TestCase
         {
             for (uint32_t i = 0; i < frames; ++i)
             {
-                q->Enqueue(item(true));
+                enqueue(q, true);
             }
             for (uint32_t j = 0; j < frames; ++j)
             {
