@@ -50,7 +50,8 @@ RocePfcNetDevice::GetTypeId()
             .AddAttribute("DataRate",
                           "Line rate of the port.",
                           DataRateValue(DataRate("100Gbps")),
-                          MakeDataRateAccessor(&RocePfcNetDevice::m_bps),
+                          MakeDataRateAccessor(&RocePfcNetDevice::SetDataRate,
+                                               &RocePfcNetDevice::GetDataRate),
                           MakeDataRateChecker())
             .AddAttribute(
                 "Mtu",
@@ -153,6 +154,14 @@ RocePfcNetDevice::GetDataRate() const
     return m_bps;
 }
 
+void
+RocePfcNetDevice::SetDataRate(DataRate rate)
+{
+    NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "RocePfcNetDevice: DataRate=0bps must be positive");
+    m_bps = rate;
+    m_bitRate = rate.GetBitRate();
+}
+
 uint32_t
 RocePfcNetDevice::WireBytes(uint32_t frameBytes)
 {
@@ -163,7 +172,7 @@ Time
 RocePfcNetDevice::TxTime(uint32_t frameBytes) const
 {
     return PicoSeconds(
-        static_cast<int64_t>(WireBytes(frameBytes) * 8ULL * 1000000000000ULL / m_bps.GetBitRate()));
+        static_cast<int64_t>(WireBytes(frameBytes) * 8ULL * 1000000000000ULL / m_bitRate));
 }
 
 void
@@ -303,15 +312,25 @@ RocePfcNetDevice::StartTransmit(Ptr<Packet> p)
     // Exact serialization time in ps, carried across frames so that the mean
     // rate is exact whatever the simulator's time resolution.
     static const int64_t stepPs = StepPicoSeconds();
-    uint64_t ps = WireBytes(size) * 8ULL * 1000000000000ULL / m_bps.GetBitRate() + m_txCarryPs;
+    uint64_t ps = WireBytes(size) * 8ULL * 1000000000000ULL / m_bitRate + m_txCarryPs;
     m_txCarryPs = ps % stepPs;
     Time txTime = TimeStep(ps / stepPs);
     m_txEnd = Simulator::Now() + txTime;
     ++m_txFrames;
     m_txBytes += size;
-    m_macTxTrace(p);
-    m_snifferTrace(p);
-    m_promiscSnifferTrace(p);
+    // Per-frame traces: only a connected one costs a call.
+    if (!m_macTxTrace.IsEmpty())
+    {
+        m_macTxTrace(p);
+    }
+    if (!m_snifferTrace.IsEmpty())
+    {
+        m_snifferTrace(p);
+    }
+    if (!m_promiscSnifferTrace.IsEmpty())
+    {
+        m_promiscSnifferTrace(p);
+    }
     m_channel->Transmit(p, this, txTime);
     // The transmit-complete event only if something waits to follow; a frame
     // that becomes ready later finds the wire free, or sets the wake-up.
@@ -340,15 +359,24 @@ RocePfcNetDevice::Receive(Ptr<Packet> p)
         DropFrame(p, DROP_RX_ERROR);
         return;
     }
-    m_snifferTrace(p);
-    m_promiscSnifferTrace(p);
+    if (!m_snifferTrace.IsEmpty())
+    {
+        m_snifferTrace(p);
+    }
+    if (!m_promiscSnifferTrace.IsEmpty())
+    {
+        m_promiscSnifferTrace(p);
+    }
     RoceFrame frame = RoceFrame::Parse(*p);
     if (frame.etherType == RocePfcHeader::ETHERTYPE)
     {
         ReceivePfc(p);
         return;
     }
-    m_macRxTrace(p);
+    if (!m_macRxTrace.IsEmpty())
+    {
+        m_macRxTrace(p);
+    }
     ReceiveFrame(p, frame);
 }
 
@@ -415,8 +443,8 @@ Time
 RocePfcNetDevice::PauseTime(uint16_t quanta) const
 {
     // quanta * 512 bit times; in double, since quanta * 512 * 1e12 overflows 64 bits.
-    return PicoSeconds(static_cast<int64_t>(std::llround(
-        double(quanta) * RocePfcHeader::BITS_PER_QUANTUM * 1e12 / m_bps.GetBitRate())));
+    return PicoSeconds(static_cast<int64_t>(
+        std::llround(double(quanta) * RocePfcHeader::BITS_PER_QUANTUM * 1e12 / m_bitRate)));
 }
 
 bool

@@ -76,6 +76,17 @@ class RocePfcNetDevice : public NetDevice
 
     /** \return the line rate */
     DataRate GetDataRate() const;
+    /**
+     * \brief Set the line rate (the DataRate attribute); aborts on 0.
+     * \param rate the rate
+     */
+    void SetDataRate(DataRate rate);
+
+    /** \return the line rate in bit/s (the DataRate attribute) */
+    uint64_t GetBitRate() const
+    {
+        return m_bitRate;
+    }
 
     /**
      * \param frameBytes a frame's size without FCS
@@ -310,6 +321,7 @@ class RocePfcNetDevice : public NetDevice
     Mac48Address m_address;
     uint16_t m_mtu{9216};
     DataRate m_bps{DataRate("100Gbps")};
+    uint64_t m_bitRate{100000000000ULL}; //!< m_bps in bit/s, read per frame
     Ptr<ErrorModel> m_receiveErrorModel;
     NetDevice::ReceiveCallback m_rxCallback;
     NetDevice::PromiscReceiveCallback m_promiscRxCallback;

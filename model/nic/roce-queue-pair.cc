@@ -405,7 +405,7 @@ RoceQueuePair::BuildNextPacket()
     Time now = Simulator::Now();
     uint32_t wire = RocePfcNetDevice::WireBytes(p->GetSize() + RoceFrame::ETH_BYTES);
     double rate = m_cc->GetRate();
-    double lineRate = static_cast<double>(m_nic->GetDataRate().GetBitRate());
+    double lineRate = static_cast<double>(m_nic->GetBitRate());
     if (rate < lineRate)
     {
         m_nextSendTime = (now + Seconds(wire * 8.0 / rate)).GetTimeStep();
@@ -490,7 +490,7 @@ RoceQueuePair::ApplyRateRise()
         return false; // not waiting for its pacing time
     }
     double rate = m_cc->GetRate();
-    double lineRate = static_cast<double>(m_nic->GetDataRate().GetBitRate());
+    double lineRate = static_cast<double>(m_nic->GetBitRate());
     Time t = rate < lineRate ? TimeStep(m_lastSendTime) + Seconds(m_lastWireBytes * 8.0 / rate)
                              : TimeStep(m_lastSendTime);
     if (t.GetTimeStep() >= m_nextSendTime)

@@ -334,7 +334,10 @@ RoceEgressQueueDisc::Enqueue(Ptr<Packet> p,
     m_maxBytes[priority] = std::max(m_maxBytes[priority], m_bytes[priority]);
     ++m_nPackets;
     m_nBytes += size;
-    m_enqueueTrace(e.packet, priority);
+    if (!m_enqueueTrace.IsEmpty())
+    {
+        m_enqueueTrace(e.packet, priority);
+    }
     return true;
 }
 
@@ -429,7 +432,10 @@ RoceEgressQueueDisc::Dequeue(uint8_t* priority, bool* intRequest)
     --m_nPackets;
     m_nBytes -= size;
     m_mmu->Release(ingress, prio, size); // may call XON through the switch
-    m_dequeueTrace(p, prio);
+    if (!m_dequeueTrace.IsEmpty())
+    {
+        m_dequeueTrace(p, prio);
+    }
     return p;
 }
 
