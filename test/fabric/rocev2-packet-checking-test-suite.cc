@@ -12,6 +12,8 @@
  * or trailer removed under the wrong type.
  */
 
+#include "../rocev2-test-child.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/node-container.h"
 #include "ns3/packet.h"
@@ -26,13 +28,6 @@
 
 #include <iostream>
 #include <string>
-
-#if defined(__unix__)
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#define ROCEV2_TEST_CAN_FORK 1
-#endif
 
 using namespace ns3;
 
@@ -116,37 +111,21 @@ class PacketCheckingTestCase : public TestCase
     void DoRun() override
     {
 #ifdef ROCEV2_TEST_CAN_FORK
-        int fds[2];
-        NS_TEST_ASSERT_MSG_EQ(pipe(fds), 0, "pipe");
-        std::cout.flush();
-        std::cerr.flush();
-        pid_t pid = fork();
-        if (pid == 0)
-        {
-            struct rlimit noCore = {0, 0};
-            setrlimit(RLIMIT_CORE, &noCore);
-            dup2(fds[1], STDERR_FILENO);
-            close(fds[0]);
-            Packet::EnableChecking();
-            std::string failed = RunCheckedIncast(m_cc);
-            std::cerr << failed;
-            std::cerr.flush();
-            _exit(failed.empty() ? 0 : 1);
-        }
-        close(fds[1]);
+        const std::string cc = m_cc;
         std::string err;
-        char buf[512];
-        ssize_t n;
-        while ((n = read(fds[0], buf, sizeof(buf))) > 0)
-        {
-            err.append(buf, static_cast<std::size_t>(n));
-        }
-        close(fds[0]);
-        int status = 0;
-        waitpid(pid, &status, 0);
-        NS_TEST_ASSERT_MSG_EQ(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-                              true,
-                              "checked run failed (cc " << m_cc << "):" << err);
+        bool failed = rocev2test::RunInChild(
+            [cc]() {
+                Packet::EnableChecking();
+                std::string what = RunCheckedIncast(cc);
+                if (!what.empty())
+                {
+                    std::cerr << what;
+                    std::cerr.flush();
+                    _exit(1);
+                }
+            },
+            err);
+        NS_TEST_ASSERT_MSG_EQ(failed, false, "checked run failed (cc " << m_cc << "):" << err);
 #endif
     }
 

@@ -6,6 +6,8 @@
  * and the in-place frame rewrites (ECN CE mark, INT stamp) against the bytes
  * typed headers give.
  */
+#include "../rocev2-test-child.h"
+
 #include "ns3/boolean.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/mac48-address.h"
@@ -26,13 +28,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#if defined(__unix__)
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#define ROCEV2_TEST_CAN_FORK 1
-#endif
 
 using namespace ns3;
 
@@ -629,7 +624,7 @@ class EgressConfigCheckTestCase : public TestCase
         for (const Bad& bad : cases)
         {
             std::string err;
-            bool aborted = RunInChild(
+            bool aborted = rocev2test::RunInChild(
                 [&bad]() {
                     Ptr<RoceEgressQueueDisc> q = CreateObject<RoceEgressQueueDisc>();
                     q->SetAttribute("EcnKmin", QueueSizeValue(QueueSize(bad.kmin)));
@@ -644,51 +639,13 @@ class EgressConfigCheckTestCase : public TestCase
                                   "abort message lacks '" << bad.expect << "': " << err);
         }
         std::string err;
-        bool aborted = RunInChild([]() { CreateObject<RoceEgressQueueDisc>()->Initialize(); }, err);
+        bool aborted =
+            rocev2test::RunInChild([]() { CreateObject<RoceEgressQueueDisc>()->Initialize(); },
+                                   err);
         NS_TEST_ASSERT_MSG_EQ(aborted, true, "no MMU did not abort");
         NS_TEST_ASSERT_MSG_NE(err.find("Setup not called"), std::string::npos, err);
 #endif
     }
-
-#ifdef ROCEV2_TEST_CAN_FORK
-    /**
-     * \param fn what to run in a forked child
-     * \param err receives the child's standard error
-     * \return true if the child did not exit normally with status 0
-     */
-    static bool RunInChild(const std::function<void()>& fn, std::string& err)
-    {
-        int fds[2];
-        if (pipe(fds) != 0)
-        {
-            return false;
-        }
-        std::cout.flush();
-        std::cerr.flush();
-        pid_t pid = fork();
-        if (pid == 0)
-        {
-            struct rlimit noCore = {0, 0};
-            setrlimit(RLIMIT_CORE, &noCore); // an expected abort leaves no core file
-            dup2(fds[1], STDERR_FILENO);
-            close(fds[0]);
-            fn();
-            std::cerr.flush();
-            _exit(0);
-        }
-        close(fds[1]);
-        char buf[512];
-        ssize_t n;
-        while ((n = read(fds[0], buf, sizeof(buf))) > 0)
-        {
-            err.append(buf, static_cast<std::size_t>(n));
-        }
-        close(fds[0]);
-        int status = 0;
-        waitpid(pid, &status, 0);
-        return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    }
-#endif
 };
 
 /**

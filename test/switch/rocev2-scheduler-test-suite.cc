@@ -5,6 +5,9 @@
 // Switch egress scheduling (DWRR weights, strict priority, paused classes),
 // measured on the frames the switch port puts on the wire.
 
+#include "../rocev2-frame-bytes.h"
+#include "../rocev2-test-child.h"
+
 #include "ns3/boolean.h"
 #include "ns3/node-container.h"
 #include "ns3/roce-egress-queue-disc.h"
@@ -27,15 +30,6 @@
 #include <string>
 #include <tuple>
 #include <vector>
-
-#if defined(__unix__) || defined(__APPLE__)
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#define ROCEV2_TEST_CAN_FORK 1
-#endif
-
-#include "../rocev2-frame-bytes.h"
 
 using namespace ns3;
 
@@ -430,7 +424,7 @@ class DwrrWeightsInputTestCase : public TestCase
         for (const std::string bad : {"1,2,3", "1,1,1,0,1,1,1,1", "1,1,x,1,1,1,1,1"})
         {
             std::string err;
-            bool aborted = RunInChild(
+            bool aborted = rocev2test::RunInChild(
                 [bad]() {
                     CreateObject<RoceEgressQueueDisc>()->SetAttribute("DwrrWeights",
                                                                       StringValue(bad));
@@ -443,46 +437,6 @@ class DwrrWeightsInputTestCase : public TestCase
         }
 #endif
     }
-
-#ifdef ROCEV2_TEST_CAN_FORK
-    /**
-     * \param fn what to run in a forked child
-     * \param err receives the child's standard error
-     * \return true if the child did not exit normally with status 0
-     */
-    static bool RunInChild(const std::function<void()>& fn, std::string& err)
-    {
-        int fds[2];
-        if (pipe(fds) != 0)
-        {
-            return false;
-        }
-        std::cout.flush();
-        std::cerr.flush();
-        pid_t pid = fork();
-        if (pid == 0)
-        {
-            struct rlimit noCore = {0, 0};
-            setrlimit(RLIMIT_CORE, &noCore); // an expected abort leaves no core file
-            dup2(fds[1], STDERR_FILENO);
-            close(fds[0]);
-            fn();
-            std::cerr.flush();
-            _exit(0);
-        }
-        close(fds[1]);
-        char buf[512];
-        ssize_t n;
-        while ((n = read(fds[0], buf, sizeof(buf))) > 0)
-        {
-            err.append(buf, static_cast<std::size_t>(n));
-        }
-        close(fds[0]);
-        int status = 0;
-        waitpid(pid, &status, 0);
-        return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    }
-#endif
 };
 
 /**
