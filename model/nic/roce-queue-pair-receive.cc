@@ -1,0 +1,290 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// RoceQueuePair, what arrives: ACKs and NAKs (requester), CNPs, data
+// (responder), and the ACKs the responder sends back from its header template.
+
+#include "roce-net-device.h"
+#include "roce-queue-pair.h"
+
+#include "ns3/packet.h"
+#include "ns3/roce-aeth-header.h"
+#include "ns3/roce-bth-header.h"
+#include "ns3/roce-icrc-trailer.h"
+#include "ns3/roce-psn.h"
+#include "ns3/roce-reth-header.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+bool
+RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntRecord>* ints)
+{
+    if (newUna <= m_sndUna || newUna > m_sndMax)
+    {
+        return false; // duplicate or stale
+    }
+    uint64_t acked = 0;
+    uint64_t seq = m_sndUna;
+    Time now = Simulator::Now();
+    while (m_msgHead < m_messages.size() && seq < newUna)
+    {
+        const Message& m = m_messages[m_msgHead];
+        uint64_t end = m.firstSeq + m.nPackets;
+        uint64_t upTo = std::min(newUna, end);
+        uint64_t before = std::min<uint64_t>(m.bytes, (seq - m.firstSeq) * m_mtu);
+        uint64_t after = std::min<uint64_t>(m.bytes, (upTo - m.firstSeq) * m_mtu);
+        acked += after - before;
+        seq = upTo;
+        if (upTo == end)
+        {
+            RoceCompletion c{m.id, m.bytes, m.posted, now, true};
+            CompletionCallback cb = m.cb;
+            PopMessage();
+            ++m_stats.messagesCompleted;
+            if (Traces* t = m_traces.Get())
+            {
+                t->complete(c);
+            }
+            if (!cb.IsNull())
+            {
+                cb(c);
+            }
+        }
+    }
+    m_sndUna = newUna;
+    if (m_sndNxt < m_sndUna)
+    {
+        m_sndNxt = m_sndUna;
+    }
+    m_retries = 0;
+    m_stats.bytesAcked += acked;
+
+    RoceAckEvent ev;
+    ev.ackedBytes = acked;
+    ev.sndUna = m_sndUna;
+    ev.sndNxt = m_sndNxt;
+    ev.ecnEcho = ecnEcho;
+    ev.intRecords = ints;
+    if (m_rttValid && newUna > m_rttSeq)
+    {
+        ev.rtt = now - TimeStep(m_rttSent);
+        m_rttValid = false;
+        m_cc->RecordRtt(ev.rtt);
+    }
+    double rateBefore = m_cc->GetRate();
+    m_cc->OnAck(ev);
+    if (m_cc->GetRate() > rateBefore)
+    {
+        ApplyRateRise(); // the caller notifies the NIC
+    }
+    if (m_sndMax > m_sndUna)
+    {
+        ArmRto();
+    }
+    else
+    {
+        Simulator::Remove(m_rtoEvent); // nothing outstanding: leave no timer event behind
+    }
+    return true;
+}
+
+void
+RoceQueuePair::ReceiveAck(const RoceBthHeader& bth,
+                          const RoceAethHeader& aeth,
+                          const std::vector<RoceIntRecord>& ints)
+{
+    if (m_state != RTS)
+    {
+        return;
+    }
+    uint64_t seq = RocePsn::Unwrap(bth.GetPsn(), m_sndUna);
+    if (aeth.IsNak())
+    {
+        ++m_stats.naksReceived;
+        if (aeth.GetCode() != RoceAethHeader::PSN_SEQUENCE_ERROR)
+        {
+            return;
+        }
+        // A NAK names the PSN the receiver expects: everything before it arrived.
+        bool progress = AckUpTo(seq, bth.GetBecn(), &ints);
+        if (seq >= m_sndUna && seq < m_sndNxt)
+        {
+            uint64_t resent = m_sndMax - seq;
+            if (Traces* t = m_traces.Get())
+            {
+                t->retransmit(RocePsn::ToWire(seq), static_cast<uint32_t>(resent));
+            }
+            m_cc->OnNak();
+            GoBack(seq);
+        }
+        else if (progress)
+        {
+            m_nic->NotifyQpReady(this); // it acknowledged data: the window may have opened
+        }
+        return;
+    }
+    if (AckUpTo(seq + 1, bth.GetBecn(), &ints))
+    {
+        m_nic->NotifyQpReady(this);
+    }
+}
+
+void
+RoceQueuePair::ReceiveCnp()
+{
+    ++m_stats.cnpReceived;
+    if (m_state == RTS)
+    {
+        m_cc->OnCnp();
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Receiver
+
+void
+RoceQueuePair::ReceiveData(Ptr<Packet> p,
+                           const RoceBthHeader& bth,
+                           bool ce,
+                           const std::vector<RoceIntRecord>& ints)
+{
+    if (m_state != RTS)
+    {
+        return;
+    }
+    if (ce)
+    {
+        ++m_stats.ceReceived;
+        m_ceSinceAck = true;
+        if (m_cc->OnCeReceived())
+        {
+            ++m_stats.cnpSent;
+            m_nic->SendCnp(this);
+        }
+    }
+    int32_t d = RocePsn::Diff(bth.GetPsn(), RocePsn::ToWire(m_rcvNxt));
+    if (d > 0)
+    {
+        ++m_stats.outOfOrderReceived;
+        if (!m_nakSent)
+        {
+            m_nakSent = true;
+            SendAck(true, m_rcvNxt);
+        }
+        return;
+    }
+    if (d < 0)
+    {
+        ++m_stats.duplicatesReceived;
+        SendAck(false, m_rcvNxt - 1);
+        return;
+    }
+    uint8_t op = bth.GetOpcode();
+    uint32_t payload = p->GetSize() - RoceIcrcTrailer::SIZE - bth.GetPadCount();
+    if (RoceBthHeader::IsFirst(op))
+    {
+        m_rcvMessageBytes = 0;
+        if (op == RoceBthHeader::WRITE_FIRST || op == RoceBthHeader::WRITE_ONLY)
+        {
+            payload -= RoceRethHeader::SIZE;
+        }
+    }
+    m_nakSent = false;
+    ++m_rcvNxt;
+    m_intEcho = ints;
+    m_stats.bytesDelivered += payload;
+    m_rcvMessageBytes += payload;
+    if (Traces* t = m_traces.Get())
+    {
+        t->deliver(bth.GetPsn(), payload);
+    }
+    bool last = RoceBthHeader::IsLast(op);
+    if (last)
+    {
+        m_rcvMsn = (m_rcvMsn + 1) & 0xFFFFFF;
+        ++m_stats.messagesReceived;
+        if (Traces* t = m_traces.Get())
+        {
+            t->messageReceived(m_rcvMessageBytes, m_rcvMsn);
+        }
+    }
+    if (last || bth.GetAckReq() || ++m_unackedPackets >= m_ackInterval)
+    {
+        SendAck(false, m_rcvNxt - 1);
+    }
+}
+
+void
+RoceQueuePair::SendAck(bool nak, uint64_t psnSeq)
+{
+    RoceAethHeader aeth;
+    if (nak)
+    {
+        aeth.SetType(RoceAethHeader::NAK, RoceAethHeader::PSN_SEQUENCE_ERROR);
+        ++m_stats.naksSent;
+    }
+    else
+    {
+        aeth.SetType(RoceAethHeader::ACK, 0x1F); // credits: 0x1F = invalid (not used)
+        ++m_stats.acksSent;
+    }
+    RoceHeaderBlock& h = Headers().ack;
+    h.SetPsn(RocePsn::ToWire(psnSeq));
+    h.SetBecn(m_ceSinceAck);
+    h.SetIntHops(static_cast<uint8_t>(m_intEcho.size()));
+    h.SetAeth(aeth.GetSyndrome(), m_rcvMsn);
+    m_ceSinceAck = false;
+    m_unackedPackets = 0;
+    Ptr<Packet> p;
+    if (m_intEcho.empty())
+    {
+        p = Create<Packet>(RoceIcrcTrailer::SIZE); // the ICRC (zero)
+    }
+    else
+    {
+        p = Create<Packet>();
+        for (const auto& r : m_intEcho)
+        {
+            p->AddTrailer(r);
+        }
+        m_intEcho.clear();
+        p->AddTrailer(RoceIcrcTrailer());
+    }
+    p->AddHeader(h);
+    m_nic->SendControl(p, m_priority);
+}
+
+RoceQueuePair::HeaderTemplates&
+RoceQueuePair::Headers()
+{
+    HeaderTemplates* t = m_headers.get();
+    uint8_t dscp = m_nic->PriorityToDscp(m_priority);
+    Mac48Address peer = m_nic->GetPeerMac();
+    if (t && t->generation == m_nic->GetHeaderGeneration() && t->sourcePort == m_sourcePort &&
+        t->dscp == dscp && t->peerMac == peer)
+    {
+        return *t;
+    }
+    if (!t)
+    {
+        m_headers = std::make_unique<HeaderTemplates>();
+        t = m_headers.get();
+    }
+    RoceBthHeader bth;
+    bth.SetDestQp(m_remoteQpn);
+    m_nic->InitHeaderBlock(t->data, m_remoteAddress, m_sourcePort, m_priority, true, bth);
+    bth.SetOpcode(RoceBthHeader::ACKNOWLEDGE);
+    m_nic->InitHeaderBlock(t->ack, m_remoteAddress, m_sourcePort, m_priority, false, bth);
+    t->generation = m_nic->GetHeaderGeneration();
+    t->sourcePort = m_sourcePort;
+    t->dscp = dscp;
+    t->peerMac = peer;
+    return *t;
+}
+
+} // namespace ns3
