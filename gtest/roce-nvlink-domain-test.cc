@@ -13,6 +13,9 @@
 #include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
+#include <map>
+#include <utility>
+#include <vector>
 
 using namespace ns3;
 
@@ -58,5 +61,47 @@ TEST(NvlinkDomainDeathTest, InstallTwice)
         RoceNvlinkDomain::Install(n, 8);
     };
     EXPECT_DEATH(installTwice(), "already has a scale-up domain");
+    Simulator::Destroy();
+}
+
+// SendWithCookie: one callback serves every transfer and is called with each
+// transfer's own cookie, once, at the time Send would deliver it; Send keeps
+// calling back with the id.
+TEST(NvlinkDomain, CookieComesBackOncePerTransfer)
+{
+    Ptr<RoceNvlinkDomain> d = CreateObject<RoceNvlinkDomain>();
+    std::vector<std::pair<uint64_t, Time>> got;
+    Callback<void, uint64_t> done(
+        [&got](uint64_t cookie) { got.emplace_back(cookie, Simulator::Now()); });
+    std::vector<uint64_t> ids;
+    // Three concurrent copies out of GPU 0 (they share its egress port), one
+    // from 1 to 2, and an empty one.
+    ids.push_back(d->SendWithCookie(0, 1, 450000, done, 1000));
+    ids.push_back(d->SendWithCookie(0, 2, 450000, done, 1001));
+    ids.push_back(d->SendWithCookie(0, 3, 450000, done, 1002));
+    ids.push_back(d->SendWithCookie(1, 2, 900000, done, 1003));
+    ids.push_back(d->SendWithCookie(4, 5, 0, done, 1004));
+    uint64_t plainId = 99;
+    uint64_t plain =
+        d->Send(6, 7, 450000, Callback<void, uint64_t>([&plainId](uint64_t id) { plainId = id; }));
+    Simulator::Run();
+    EXPECT_EQ(ids, (std::vector<uint64_t>{0, 1, 2, 3, 4}));
+    EXPECT_EQ(plain, 5u);
+    EXPECT_EQ(plainId, 5u);
+    ASSERT_EQ(got.size(), 5u);
+    std::map<uint64_t, Time> at;
+    for (const auto& g : got)
+    {
+        EXPECT_TRUE(at.emplace(g.first, g.second).second) << "cookie " << g.first << " twice";
+    }
+    // 450 kB at 450 GB/s alone takes 1 us. The three from GPU 0 share its
+    // egress port at 150 GB/s each (3 us); 1->2 gets the 300 GB/s of GPU 2's
+    // ingress they leave, so its 900 kB also take 3 us. Delivery adds the
+    // 1 us Latency.
+    EXPECT_EQ(at.at(1000), MicroSeconds(4));
+    EXPECT_EQ(at.at(1001), MicroSeconds(4));
+    EXPECT_EQ(at.at(1002), MicroSeconds(4));
+    EXPECT_EQ(at.at(1004), MicroSeconds(1));
+    EXPECT_EQ(at.at(1003), MicroSeconds(4));
     Simulator::Destroy();
 }

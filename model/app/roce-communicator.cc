@@ -86,6 +86,9 @@ RoceCommunicator::DoDispose()
 {
     m_connections.clear();
     m_ranks.clear();
+    m_scaleUp.clear();
+    m_scaleUpFree.clear();
+    m_scaleUpArrived = Callback<void, uint64_t>();
     Object::DoDispose();
 }
 
@@ -231,11 +234,23 @@ RoceCommunicator::Send(uint32_t src,
     {
         const Rank& s = m_ranks[src];
         m_scaleUpBytes += bytes;
-        s.nvlink->Send(
-            s.localGpu,
-            m_ranks[dst].localGpu,
-            bytes,
-            MakeCallback(&RoceCommunicator::ScaleUpArrived, this).Bind(dst, bytes, tag, arrived));
+        if (m_scaleUpArrived.IsNull())
+        {
+            m_scaleUpArrived = MakeCallback(&RoceCommunicator::ScaleUpArrived, this);
+        }
+        uint32_t slot;
+        if (m_scaleUpFree.empty())
+        {
+            slot = static_cast<uint32_t>(m_scaleUp.size());
+            m_scaleUp.push_back(ScaleUpCopy{dst, bytes, tag, std::move(arrived)});
+        }
+        else
+        {
+            slot = m_scaleUpFree.back();
+            m_scaleUpFree.pop_back();
+            m_scaleUp[slot] = ScaleUpCopy{dst, bytes, tag, std::move(arrived)};
+        }
+        s.nvlink->SendWithCookie(s.localGpu, m_ranks[dst].localGpu, bytes, m_scaleUpArrived, slot);
         return;
     }
     m_nicBytes += bytes;
@@ -334,13 +349,13 @@ RoceCommunicator::Complete(Message& m)
 }
 
 void
-RoceCommunicator::ScaleUpArrived(uint32_t dst,
-                                 uint64_t bytes,
-                                 uint64_t tag,
-                                 ArrivalCallback arrived,
-                                 uint64_t /* id */)
+RoceCommunicator::ScaleUpArrived(uint64_t slot)
 {
-    Arrive(dst, bytes, tag, arrived);
+    ScaleUpCopy c = std::move(m_scaleUp[slot]);
+    m_scaleUp[slot].arrived = ArrivalCallback();
+    m_scaleUpFree.push_back(static_cast<uint32_t>(slot));
+    // Last: the callback may send again (and reuse the slot).
+    Arrive(c.dst, c.bytes, c.tag, c.arrived);
 }
 
 void

@@ -194,12 +194,8 @@ class RoceCommunicator : public Object
     void Complete(Message& m);
     /** \brief A receiving QP got a whole message. */
     void QpMessage(uint32_t conn, uint32_t qp, uint64_t bytes, uint64_t msn);
-    /** \brief A scale-up copy arrived. */
-    void ScaleUpArrived(uint32_t dst,
-                        uint64_t bytes,
-                        uint64_t tag,
-                        ArrivalCallback arrived,
-                        uint64_t id);
+    /** \brief A scale-up copy arrived. \param slot its entry in m_scaleUp */
+    void ScaleUpArrived(uint64_t slot);
     /** \brief Account an arrival and call back. */
     void Arrive(uint32_t dst, uint64_t bytes, uint64_t tag, const ArrivalCallback& arrived);
 
@@ -223,6 +219,19 @@ class RoceCommunicator : public Object
     std::vector<uint64_t> m_received;
     uint64_t m_nicBytes{0};
     uint64_t m_scaleUpBytes{0};
+
+    /** A scale-up copy in flight: what its arrival reports. */
+    struct ScaleUpCopy
+    {
+        uint32_t dst;            //!< receiving rank
+        uint64_t bytes;          //!< size
+        uint64_t tag;            //!< the sender's tag
+        ArrivalCallback arrived; //!< the sender's callback
+    };
+
+    std::vector<ScaleUpCopy> m_scaleUp;        //!< copies in flight, by slot
+    std::vector<uint32_t> m_scaleUpFree;       //!< free slots of m_scaleUp
+    Callback<void, uint64_t> m_scaleUpArrived; //!< ScaleUpArrived, made once
 };
 
 } // namespace ns3

@@ -138,7 +138,8 @@ RoceNvlinkDomain::ScheduleDelivery(Time delay, const Transfer& t)
                                    t.dst,
                                    t.bytes,
                                    t.id,
-                                   t.done);
+                                   t.done,
+                                   t.cookie);
 }
 
 uint32_t
@@ -230,6 +231,16 @@ RoceNvlinkDomain::Send(uint32_t srcGpu,
                        uint64_t bytes,
                        Callback<void, uint64_t> done)
 {
+    return SendWithCookie(srcGpu, dstGpu, bytes, done, m_nextId);
+}
+
+uint64_t
+RoceNvlinkDomain::SendWithCookie(uint32_t srcGpu,
+                                 uint32_t dstGpu,
+                                 uint64_t bytes,
+                                 const Callback<void, uint64_t>& done,
+                                 uint64_t cookie)
+{
     NS_LOG_FUNCTION(this << srcGpu << dstGpu << bytes);
     CheckGpu(srcGpu, "srcGpu");
     CheckGpu(dstGpu, "dstGpu");
@@ -250,6 +261,7 @@ RoceNvlinkDomain::Send(uint32_t srcGpu,
         t.rate = 0;
         t.frozen = true;
         t.done = done;
+        t.cookie = cookie;
         ScheduleDelivery(m_latency, t);
         return id;
     }
@@ -264,6 +276,7 @@ RoceNvlinkDomain::Send(uint32_t srcGpu,
     t.rate = 0;
     t.frozen = false;
     t.done = done;
+    t.cookie = cookie;
     m_active.push_back(t);
     Reshare();
     return id;
@@ -408,14 +421,15 @@ RoceNvlinkDomain::Deliver(uint32_t src,
                           uint32_t dst,
                           uint64_t bytes,
                           uint64_t id,
-                          Callback<void, uint64_t> done)
+                          Callback<void, uint64_t> done,
+                          uint64_t cookie)
 {
     --m_nInLatency;
     m_rxBytes[dst] += bytes;
     m_rxTrace(src, dst, bytes, id);
     if (!done.IsNull())
     {
-        done(id);
+        done(cookie);
     }
 }
 

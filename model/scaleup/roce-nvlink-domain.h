@@ -113,6 +113,21 @@ class RoceNvlinkDomain : public Object
                   Callback<void, uint64_t> done = MakeNullCallback<void, uint64_t>());
 
     /**
+     * \brief Send, calling done with the caller's own cookie instead of the
+     * id: one callback made once serves every transfer, so a caller with many
+     * transfers in flight binds nothing per transfer.
+     * \param srcGpu the source GPU \param dstGpu the destination GPU
+     * \param bytes the size \param done called with cookie at delivery
+     * \param cookie any value the caller wants back
+     * \return the transfer's id, as Send
+     */
+    uint64_t SendWithCookie(uint32_t srcGpu,
+                            uint32_t dstGpu,
+                            uint64_t bytes,
+                            const Callback<void, uint64_t>& done,
+                            uint64_t cookie);
+
+    /**
      * \param gpu a GPU below NGpus
      * \return bytes of the transfers from gpu whose last byte has left it
      */
@@ -159,6 +174,7 @@ class RoceNvlinkDomain : public Object
         long double rate;              //!< current rate, bit/s
         bool frozen;                   //!< rate fixed in this water-filling pass
         Callback<void, uint64_t> done; //!< completion callback
+        uint64_t cookie;               //!< the value done is called with
     };
 
     /** \return the simulator's current time in seconds, exactly */
@@ -186,12 +202,14 @@ class RoceNvlinkDomain : public Object
      * \brief A transfer arrived at its destination.
      * \param src source GPU \param dst destination GPU \param bytes size
      * \param id transfer id \param done its completion callback
+     * \param cookie the value done is called with
      */
     void Deliver(uint32_t src,
                  uint32_t dst,
                  uint64_t bytes,
                  uint64_t id,
-                 Callback<void, uint64_t> done);
+                 Callback<void, uint64_t> done,
+                 uint64_t cookie);
 
     /**
      * \brief Schedule the delivery of a transfer, in the server's context (its

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Scaling figures of ns3-rocev2: wall time and peak RSS of the same ring
+AllReduce on 256, 1,024 and 4,096 GPUs, and of one NIC pair against its
+number of queue pairs. Writes scaling.json and two PNG plots.
+
+    python3 bench/scaling.py [--build-dir build] [--out bench] [--size 16M]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+
+def run(cmd):
+    """Run cmd; return wall seconds, peak RSS in MB and its BENCH counters."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit("scaling.py: %s failed:\n%s" % (" ".join(cmd), out[-2000:]))
+    bench = {}
+    for line in out.splitlines():
+        if line.startswith("BENCH "):
+            for kv in line[6:].split():
+                key, _, value = kv.partition("=")
+                bench[key] = float(value)
+    return {"wall_s": round(wall, 3), "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
+            "rss_mb": round(usage.ru_maxrss / 1024.0, 1), "bench": bench}
+
+
+def plot(path, xs, series, xlabel, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax1 = plt.subplots(figsize=(6, 4))
+    ax1.plot(xs, series["wall_s"], "o-", color="tab:blue", label="wall time")
+    ax1.set_xscale("log")
+    ax1.set_xlabel(xlabel)
+    ax1.set_ylabel("wall time (s)", color="tab:blue")
+    ax2 = ax1.twinx()
+    ax2.plot(xs, series["rss_mb"], "s--", color="tab:red", label="peak RSS")
+    ax2.set_ylabel("peak RSS (MB)", color="tab:red")
+    ax1.set_title(title)
+    ax1.set_xticks(xs)
+    ax1.set_xticklabels([str(x) for x in xs])
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--out", default="bench")
+    ap.add_argument("--size", default="16M", help="AllReduce size (default 16M)")
+    ap.add_argument("--gpus", default="256,1024,4096")
+    ap.add_argument("--qps", default="1000,10000,100000")
+    args = ap.parse_args()
+    allreduce = os.path.join(args.build_dir, "examples", "rocev2-ai-zone-allreduce")
+    qpscale = os.path.join(args.build_dir, "bench", "rocev2-qp-scale")
+    result = {"allreduce": [], "qps": []}
+    for g in [int(x) for x in args.gpus.split(",")]:
+        r = run([allreduce, "--gpus=%d" % g, "--sizes=%s" % args.size])
+        r["gpus"] = g
+        result["allreduce"].append(r)
+        print("allreduce %s on %5d GPUs: %8.1f s wall, %6.1f MB, %d packet hops"
+              % (args.size, g, r["wall_s"], r["rss_mb"], r["bench"].get("packet_hops", 0)),
+              flush=True)
+    for q in [int(x) for x in args.qps.split(",")]:
+        r = run([qpscale, "--qps=%d" % q, "--active=16", "--size=1000000", "--cc=dcqcn"])
+        r["qps"] = q
+        result["qps"].append(r)
+        print("qp-scale %6d QPs (16 active): %6.2f s wall, %6.1f MB, %.0f B heap per QP"
+              % (q, r["wall_s"], r["rss_mb"], r["bench"].get("heap_setup_bytes_per_qp", 0)),
+              flush=True)
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "scaling.json"), "w") as f:
+        json.dump(result, f, indent=1, sort_keys=True)
+        f.write("\n")
+    a = result["allreduce"]
+    plot(os.path.join(args.out, "scaling-gpus.png"), [r["gpus"] for r in a],
+         {"wall_s": [r["wall_s"] for r in a], "rss_mb": [r["rss_mb"] for r in a]},
+         "GPUs", "Ring AllReduce of %s (2-tier AI Zone, 8 channels)" % args.size)
+    q = result["qps"]
+    plot(os.path.join(args.out, "scaling-qps.png"), [r["qps"] for r in q],
+         {"wall_s": [r["wall_s"] for r in q], "rss_mb": [r["rss_mb"] for r in q]},
+         "queue pairs per NIC (16 active, DCQCN)", "One NIC pair, 16 x 1 MB writes")
+
+
+if __name__ == "__main__":
+    main()
