@@ -1,10 +1,13 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Scaling figures of ns3-rocev2: wall time and peak RSS of the same ring
 AllReduce on 256, 1,024 and 4,096 GPUs, and of one NIC pair against its
 number of queue pairs. Writes scaling.json and two PNG plots.
 
-    python3 bench/scaling.py [--build-dir build] [--out bench] [--size 16M]
+    bench/scaling.py [--build-dir build] [--out bench] [--size 16M]
+    bench/scaling.py --from-json bench/scaling.json --out bench   (plots only)
+
+Debian's /usr/bin/python3 with python3-matplotlib draws the plots.
 """
 
 import argparse
@@ -61,7 +64,12 @@ def main():
     ap.add_argument("--size", default="16M", help="AllReduce size (default 16M)")
     ap.add_argument("--gpus", default="256,1024,4096")
     ap.add_argument("--qps", default="1000,10000,100000")
+    ap.add_argument("--from-json", help="draw the plots of an earlier run's scaling.json")
     args = ap.parse_args()
+    if args.from_json:
+        with open(args.from_json) as f:
+            draw(json.load(f), args.out)
+        return
     allreduce = os.path.join(args.build_dir, "examples", "rocev2-ai-zone-allreduce")
     qpscale = os.path.join(args.build_dir, "bench", "rocev2-qp-scale")
     result = {"allreduce": [], "qps": []}
@@ -79,16 +87,23 @@ def main():
         print("qp-scale %6d QPs (16 active): %6.2f s wall, %6.1f MB, %.0f B heap per QP"
               % (q, r["wall_s"], r["rss_mb"], r["bench"].get("heap_setup_bytes_per_qp", 0)),
               flush=True)
+    result["size"] = args.size
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "scaling.json"), "w") as f:
         json.dump(result, f, indent=1, sort_keys=True)
         f.write("\n")
+    draw(result, args.out)
+
+
+def draw(result, out):
+    """Write scaling-gpus.png and scaling-qps.png from a result dict."""
+    size = result.get("size", "16M")
     a = result["allreduce"]
-    plot(os.path.join(args.out, "scaling-gpus.png"), [r["gpus"] for r in a],
+    plot(os.path.join(out, "scaling-gpus.png"), [r["gpus"] for r in a],
          {"wall_s": [r["wall_s"] for r in a], "rss_mb": [r["rss_mb"] for r in a]},
-         "GPUs", "Ring AllReduce of %s (2-tier AI Zone, 8 channels)" % args.size)
+         "GPUs", "Ring AllReduce of %s (2-tier AI Zone, 8 channels)" % size)
     q = result["qps"]
-    plot(os.path.join(args.out, "scaling-qps.png"), [r["qps"] for r in q],
+    plot(os.path.join(out, "scaling-qps.png"), [r["qps"] for r in q],
          {"wall_s": [r["wall_s"] for r in q], "rss_mb": [r["rss_mb"] for r in q]},
          "queue pairs per NIC (16 active, DCQCN)", "One NIC pair, 16 x 1 MB writes")
 
