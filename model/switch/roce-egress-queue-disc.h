@@ -166,6 +166,28 @@ class RoceEgressQueueDisc : public Object
 
     /** \param priority a priority \return bytes queued in it */
     uint64_t GetQueueBytes(uint8_t priority) const;
+
+    /**
+     * \param pausedMask bit p set if priority p is paused
+     * \return true if a priority not in the mask holds a packet (read per
+     *         frame by the port's transmit path)
+     */
+    bool HasUnpausedData(uint8_t pausedMask) const
+    {
+        if (m_nBytes == 0)
+        {
+            return false;
+        }
+        for (uint32_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
+        {
+            if (!(pausedMask & (1u << p)) && m_bytes[p] > 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** \param priority a priority \return the most bytes ever queued in it */
     uint64_t GetMaxQueueBytes(uint8_t priority) const;
     /** \param priority a priority \return ECN marks made in it */

@@ -121,14 +121,7 @@ RoceSwitchPort::ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame)
 bool
 RoceSwitchPort::HasWaitingData(uint8_t pausedMask) const
 {
-    for (uint8_t prio = 0; prio < ROCE_NUM_PRIORITIES; ++prio)
-    {
-        if (!(pausedMask & (1u << prio)) && m_qdisc->GetQueueBytes(prio) > 0)
-        {
-            return true;
-        }
-    }
-    return false;
+    return m_qdisc->HasUnpausedData(pausedMask);
 }
 
 } // namespace ns3

@@ -260,8 +260,11 @@ class EgressSchedulingTestCase : public TestCase
         q->SetPausedMask((1u << 5) | (1u << 3));
         NS_TEST_ASSERT_MSG_EQ(q->Dequeue(), Ptr<Packet>(), "only a paused priority holds frames");
         NS_TEST_ASSERT_MSG_EQ(q->GetNPackets(5), 1, "the paused frame stays");
+        NS_TEST_ASSERT_MSG_EQ(q->HasUnpausedData(1u << 5), false, "only priority 5 holds data");
+        NS_TEST_ASSERT_MSG_EQ(q->HasUnpausedData(1u << 3), true, "priority 5 not paused");
         q->SetPausedMask(0);
         NS_TEST_ASSERT_MSG_EQ(q->Dequeue(), a, "resumed");
+        NS_TEST_ASSERT_MSG_EQ(q->HasUnpausedData(0), false, "empty");
         q->Dispose();
 
         // DWRR: priority 1 weight 1, priority 2 weight 2, quantum = one frame.
