@@ -409,14 +409,15 @@ RocePfcNetDevice::ReceivePfc(Ptr<Packet> p)
             continue;
         }
         ++m_pfcStats.pauseRx[prio];
+        Time pause = PauseTime(quanta);
+        m_pauseExpiry[prio] =
+            Simulator::Schedule(pause, &RocePfcNetDevice::PauseExpired, this, prio);
         if (!(m_pausedMask & bit))
         {
             m_pausedMask |= bit;
             m_pauseStart[prio] = Simulator::Now();
+            NotifyPause(prio);
         }
-        Time pause = PauseTime(quanta);
-        m_pauseExpiry[prio] =
-            Simulator::Schedule(pause, &RocePfcNetDevice::PauseExpired, this, prio);
     }
 }
 
@@ -436,6 +437,11 @@ RocePfcNetDevice::PauseExpired(uint8_t priority)
 
 void
 RocePfcNetDevice::NotifyResume(uint8_t /* priority */)
+{
+}
+
+void
+RocePfcNetDevice::NotifyPause(uint8_t /* priority */)
 {
 }
 

@@ -247,6 +247,19 @@ class RocePfcNetDevice : public NetDevice
     virtual void NotifyResume(uint8_t priority);
 
     /**
+     * \brief Told when the peer pauses a priority that was running (not on
+     * a refresh of a pause already in force). The default does nothing.
+     * \param priority the priority
+     */
+    virtual void NotifyPause(uint8_t priority);
+
+    /** \return bit p set while the peer pauses priority p */
+    uint8_t GetPausedMask() const
+    {
+        return m_pausedMask;
+    }
+
+    /**
      * \brief Whether data waits in a priority that is not paused: asked when
      * a frame starts (and on a busy wire when data or a resume arrives), to
      * decide whether a transmit-complete event is needed at the frame's end.
