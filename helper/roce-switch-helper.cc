@@ -14,6 +14,7 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/string.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 
@@ -95,18 +96,32 @@ RoceSwitchHelper::Install(NodeContainer nodes)
 
 namespace
 {
-/// The node at the far end of a device's link, and the device there.
+/// The node at the far end of a device's link, and the device there; none
+/// while the link is down.
 std::pair<Ptr<Node>, Ptr<RocePfcNetDevice>>
-Peer(Ptr<RocePfcNetDevice> dev)
+Peer(Ptr<RocePfcNetDevice> dev, const RoceSwitchHelper::LinkFilter& routable)
 {
     Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(dev->GetChannel());
-    Ptr<RocePfcNetDevice> peer = ch ? ch->GetPeer(PeekPointer(dev)) : nullptr;
+    Ptr<RocePfcNetDevice> peer = ch && routable(ch) ? ch->GetPeer(PeekPointer(dev)) : nullptr;
     return {peer ? peer->GetNode() : nullptr, peer};
 }
+
+/// A NIC as seen from the switch it hangs off.
+struct AttachedNic
+{
+    uint32_t addr; //!< its address, host order
+    uint32_t port; //!< the port of its switch that leads to it
+};
 } // namespace
 
 void
 RoceSwitchHelper::PopulateRoutes()
+{
+    PopulateRoutes([](Ptr<RoceChannel> ch) { return ch->IsLinkUp(); });
+}
+
+void
+RoceSwitchHelper::PopulateRoutes(const LinkFilter& routable)
 {
     uint32_t nNodes = NodeList::GetNNodes();
     std::vector<Ptr<RoceSwitch>> switches(nNodes);
@@ -118,9 +133,10 @@ RoceSwitchHelper::PopulateRoutes()
             switches[i]->ClearRoutes();
         }
     }
-    // routes[switch][address] = egress ports
-    std::vector<std::map<uint32_t, std::vector<uint32_t>>> routes(nNodes);
-    std::vector<int32_t> dist(nNodes);
+    // The NICs below each switch (over links that are up), and which switches
+    // hold NICs of each /24.
+    std::map<uint32_t, std::vector<AttachedNic>> below;
+    std::map<uint32_t, std::vector<uint32_t>> prefixOwners;
     for (uint32_t h = 0; h < nNodes; ++h)
     {
         Ptr<Node> host = NodeList::GetNode(h);
@@ -131,86 +147,93 @@ RoceSwitchHelper::PopulateRoutes()
             {
                 continue;
             }
-            auto [first, firstPort] = Peer(nic);
-            if (!first || !switches[first->GetId()])
+            auto [first, firstPort] = Peer(nic, routable);
+            Ptr<RoceSwitchPort> port = DynamicCast<RoceSwitchPort>(firstPort);
+            if (!first || !switches[first->GetId()] || !port)
             {
-                continue; // host-to-host link: no switch involved
+                continue; // a host-to-host link, or a link that is down
             }
             uint32_t addr = nic->GetIpv4Address().Get();
-            std::fill(dist.begin(), dist.end(), -1);
-            std::deque<uint32_t> queue;
-            dist[first->GetId()] = 1;
-            queue.push_back(first->GetId());
-            while (!queue.empty())
+            below[first->GetId()].push_back({addr, port->GetPortIndex()});
+            auto& owners = prefixOwners[addr & 0xFFFFFF00];
+            if (std::find(owners.begin(), owners.end(), first->GetId()) == owners.end())
             {
-                uint32_t u = queue.front();
-                queue.pop_front();
-                Ptr<RoceSwitch> sw = switches[u];
-                std::vector<uint32_t> next;
-                for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
-                {
-                    auto [v, vdev] = Peer(sw->GetPort(p));
-                    if (!v)
-                    {
-                        continue;
-                    }
-                    if (vdev == nic)
-                    {
-                        next.push_back(p);
-                        continue;
-                    }
-                    if (!switches[v->GetId()])
-                    {
-                        continue; // other hosts do not forward
-                    }
-                    int32_t& dv = dist[v->GetId()];
-                    if (dv == -1)
-                    {
-                        dv = dist[u] + 1;
-                        queue.push_back(v->GetId());
-                    }
-                    else if (dv == dist[u] - 1)
-                    {
-                        next.push_back(p);
-                    }
-                }
-                routes[u][addr] = next;
+                owners.push_back(first->GetId());
             }
         }
     }
-    // Install, collapsing a /24 whose hosts all share one group.
-    for (uint32_t s = 0; s < nNodes; ++s)
+    const Ipv4Mask hostMask("255.255.255.255");
+    const Ipv4Mask rackMask("255.255.255.0");
+    // One breadth-first search per switch with NICs below it: every switch's
+    // equal-cost next hops towards it serve all of its NICs. A /24 whose NICs
+    // all hang off that switch becomes one entry elsewhere.
+    std::vector<int32_t> dist(nNodes);
+    std::vector<std::vector<uint32_t>> next(nNodes);
+    std::vector<uint32_t> reached;
+    for (auto& [leaf, nics] : below)
     {
-        if (!switches[s])
+        std::sort(nics.begin(), nics.end(), [](const AttachedNic& a, const AttachedNic& b) {
+            return a.addr < b.addr;
+        });
+        for (const AttachedNic& n : nics)
         {
-            continue;
+            switches[leaf]->AddRoute(Ipv4Address(n.addr), hostMask, {n.port});
         }
-        std::map<uint32_t, std::vector<std::pair<uint32_t, const std::vector<uint32_t>*>>> byPrefix;
-        for (const auto& [addr, ports] : routes[s])
+        std::fill(dist.begin(), dist.end(), -1);
+        reached.clear();
+        std::deque<uint32_t> queue;
+        dist[leaf] = 0;
+        queue.push_back(leaf);
+        while (!queue.empty())
         {
-            byPrefix[addr & 0xFFFFFF00].emplace_back(addr, &ports);
-        }
-        for (const auto& [prefix, entries] : byPrefix)
-        {
-            bool same = true;
-            for (const auto& e : entries)
+            uint32_t u = queue.front();
+            queue.pop_front();
+            Ptr<RoceSwitch> sw = switches[u];
+            next[u].clear();
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
             {
-                same = same && *e.second == *entries.front().second;
-            }
-            if (same && entries.size() > 1)
-            {
-                switches[s]->AddRoute(Ipv4Address(prefix),
-                                      Ipv4Mask("255.255.255.0"),
-                                      *entries.front().second);
-                continue;
-            }
-            for (const auto& e : entries)
-            {
-                if (!e.second->empty())
+                auto [v, vdev] = Peer(sw->GetPort(p), routable);
+                if (!v || !switches[v->GetId()])
                 {
-                    switches[s]->AddRoute(Ipv4Address(e.first),
-                                          Ipv4Mask("255.255.255.255"),
-                                          *e.second);
+                    continue; // hosts do not forward
+                }
+                int32_t& dv = dist[v->GetId()];
+                if (dv == -1)
+                {
+                    dv = dist[u] + 1;
+                    queue.push_back(v->GetId());
+                }
+                else if (dv == dist[u] - 1)
+                {
+                    next[u].push_back(p);
+                }
+            }
+            if (u != leaf)
+            {
+                reached.push_back(u);
+            }
+        }
+        std::vector<uint32_t> exclusive; // /24s only this switch's NICs use
+        for (const AttachedNic& n : nics)
+        {
+            uint32_t prefix = n.addr & 0xFFFFFF00;
+            if (prefixOwners[prefix].size() == 1 &&
+                (exclusive.empty() || exclusive.back() != prefix))
+            {
+                exclusive.push_back(prefix);
+            }
+        }
+        for (uint32_t u : reached)
+        {
+            for (uint32_t prefix : exclusive)
+            {
+                switches[u]->AddRoute(Ipv4Address(prefix), rackMask, next[u]);
+            }
+            for (const AttachedNic& n : nics)
+            {
+                if (prefixOwners[n.addr & 0xFFFFFF00].size() > 1)
+                {
+                    switches[u]->AddRoute(Ipv4Address(n.addr), hostMask, next[u]);
                 }
             }
         }

@@ -10,6 +10,7 @@
 #include "ns3/queue-size.h"
 #include "ns3/roce-switch.h"
 
+#include <functional>
 #include <string>
 
 namespace ns3
@@ -87,6 +88,17 @@ class RoceSwitchHelper
      * Existing routes are replaced.
      */
     static void PopulateRoutes();
+
+    /** Which links routing may use: true for a link that routing sees up. */
+    using LinkFilter = std::function<bool(Ptr<RoceChannel>)>;
+
+    /**
+     * \brief PopulateRoutes over the links `routable` accepts (the others are
+     * treated as down). RoceFaultHelper uses it so that routing learns a
+     * link change only after its detection delay.
+     * \param routable the filter
+     */
+    static void PopulateRoutes(const LinkFilter& routable);
 
     /**
      * \brief Fix the random streams of every switch (the RED marking coins of

@@ -64,6 +64,22 @@ RoceChannel::GetDelay() const
     return m_delay;
 }
 
+void
+RoceChannel::SetLinkUp(bool up)
+{
+    m_up = up;
+    for (std::size_t i = 0; i < m_nDevices; ++i)
+    {
+        m_devices[i]->SetLinkUp(up);
+    }
+}
+
+bool
+RoceChannel::IsLinkUp() const
+{
+    return m_up;
+}
+
 Ptr<RocePfcNetDevice>
 RoceChannel::GetPeer(const RocePfcNetDevice* device) const
 {

@@ -55,6 +55,16 @@ class RoceChannel : public Channel
     Time GetDelay() const;
 
     /**
+     * \brief Take the link down or bring it up: both ends at once (see
+     * RocePfcNetDevice::SetLinkUp).
+     * \param up the new state
+     */
+    void SetLinkUp(bool up);
+
+    /** \return true unless the link is down */
+    bool IsLinkUp() const;
+
+    /**
      * \param device one end of the link
      * \return the device at the other end, or nullptr
      */
@@ -70,6 +80,7 @@ class RoceChannel : public Channel
     Time m_delay;                                   //!< propagation delay
     std::array<Ptr<RocePfcNetDevice>, 2> m_devices; //!< the two ends
     std::size_t m_nDevices{0};                      //!< ends attached
+    bool m_up{true};                                //!< the link is up
 };
 
 } // namespace ns3

@@ -29,9 +29,6 @@ NS_OBJECT_ENSURE_REGISTERED(RocePfcNetDevice);
 
 namespace
 {
-/// Destination of PFC frames (802.1Qbb MAC control).
-const Mac48Address g_pfcDestination("01:80:c2:00:00:01");
-
 /// \return picoseconds in one simulator time step (1000 at the default ns resolution)
 int64_t
 StepPicoSeconds()
@@ -63,7 +60,8 @@ RocePfcNetDevice::GetTypeId()
                           "Error model applied to every received frame (e.g. a "
                           "RateErrorModel for per-packet loss on the link).",
                           PointerValue(),
-                          MakePointerAccessor(&RocePfcNetDevice::m_receiveErrorModel),
+                          MakePointerAccessor(&RocePfcNetDevice::SetReceiveErrorModel,
+                                              &RocePfcNetDevice::GetReceiveErrorModel),
                           MakePointerChecker<ErrorModel>())
             .AddAttribute("PauseQuanta",
                           "Pause time carried by the PFC XOFF frames this port sends, "
@@ -95,6 +93,10 @@ RocePfcNetDevice::GetTypeId()
                             "A frame was dropped, with the reason.",
                             MakeTraceSourceAccessor(&RocePfcNetDevice::m_dropTrace),
                             "ns3::RocePfcNetDevice::DropTracedCallback")
+            .AddTraceSource("LinkState",
+                            "The link went up (true) or down (false) at this end.",
+                            MakeTraceSourceAccessor(&RocePfcNetDevice::m_linkStateTrace),
+                            "ns3::TracedValueCallback::Bool")
             .AddTraceSource("PfcTx",
                             "A PFC frame was sent (priority, quanta; 0 = XON).",
                             MakeTraceSourceAccessor(&RocePfcNetDevice::m_pfcTxTrace),
@@ -289,6 +291,11 @@ RocePfcNetDevice::HasWaiting() const
 void
 RocePfcNetDevice::TransmitNext()
 {
+    if (!m_linkUp)
+    {
+        FlushWhileDown();
+        return;
+    }
     Ptr<Packet> p;
     if (!m_controlQueue.empty())
     {
@@ -349,15 +356,108 @@ RocePfcNetDevice::TransmitComplete()
 }
 
 // ---------------------------------------------------------------------------
+// Link state
+
+void
+RocePfcNetDevice::SetLinkUp(bool up)
+{
+    if (m_linkUp == up)
+    {
+        return;
+    }
+    m_linkUp = up;
+    m_rxCheck = !m_linkUp || m_receiveErrorModel;
+    if (!up)
+    {
+        ++m_linkDowns;
+        // The frame on the wire is cut (its receive event finds the peer
+        // down); the wire is free for the flush below.
+        m_txEvent.Cancel();
+        m_txPending = false;
+        m_txEnd = Simulator::Now();
+        ClearPeerPauses();
+        for (auto& refresh : m_refreshEvent)
+        {
+            refresh.Cancel();
+        }
+        FlushWhileDown();
+    }
+    else
+    {
+        for (uint8_t prio = 0; prio < ROCE_NUM_PRIORITIES; ++prio)
+        {
+            if (m_xoff[prio])
+            {
+                RefreshPause(prio); // the peer forgot the pause with the link
+            }
+        }
+        TryTransmit();
+    }
+    m_linkStateTrace(up);
+    m_linkChangeCallbacks();
+}
+
+void
+RocePfcNetDevice::FlushWhileDown()
+{
+    while (!m_controlQueue.empty())
+    {
+        Ptr<Packet> p = m_controlQueue.front();
+        m_controlQueue.pop_front();
+        DropFrame(p, DROP_LINK_DOWN);
+    }
+    if (DropsWhenLinkDown())
+    {
+        while (Ptr<Packet> p = DequeueData(0))
+        {
+            DropFrame(p, DROP_LINK_DOWN);
+        }
+    }
+}
+
+bool
+RocePfcNetDevice::DropsWhenLinkDown() const
+{
+    return false;
+}
+
+uint64_t
+RocePfcNetDevice::GetLinkDowns() const
+{
+    return m_linkDowns;
+}
+
+void
+RocePfcNetDevice::SetReceiveErrorModel(Ptr<ErrorModel> em)
+{
+    m_receiveErrorModel = em;
+    m_rxCheck = !m_linkUp || m_receiveErrorModel;
+}
+
+Ptr<ErrorModel>
+RocePfcNetDevice::GetReceiveErrorModel() const
+{
+    return m_receiveErrorModel;
+}
+
+// ---------------------------------------------------------------------------
 // Receive path
 
 void
 RocePfcNetDevice::Receive(Ptr<Packet> p)
 {
-    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(p))
+    if (m_rxCheck)
     {
-        DropFrame(p, DROP_RX_ERROR);
-        return;
+        if (!m_linkUp)
+        {
+            DropFrame(p, DROP_LINK_DOWN);
+            return;
+        }
+        if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(p))
+        {
+            DropFrame(p, DROP_RX_ERROR);
+            return;
+        }
     }
     if (!m_snifferTrace.IsEmpty())
     {
@@ -378,162 +478,6 @@ RocePfcNetDevice::Receive(Ptr<Packet> p)
         m_macRxTrace(p);
     }
     ReceiveFrame(p, frame);
-}
-
-void
-RocePfcNetDevice::ReceivePfc(Ptr<Packet> p)
-{
-    EthernetHeader eth(false);
-    p->RemoveHeader(eth);
-    RocePfcHeader pfc;
-    p->RemoveHeader(pfc);
-    if (pfc.GetOpcode() != RocePfcHeader::OPCODE)
-    {
-        DropFrame(p, DROP_UNKNOWN_PROTOCOL);
-        return;
-    }
-    for (uint8_t prio = 0; prio < ROCE_NUM_PRIORITIES; ++prio)
-    {
-        if (!pfc.IsEnabled(prio))
-        {
-            continue;
-        }
-        uint16_t quanta = pfc.GetQuanta(prio);
-        m_pfcRxTrace(prio, quanta);
-        uint8_t bit = static_cast<uint8_t>(1u << prio);
-        m_pauseExpiry[prio].Cancel();
-        if (quanta == 0)
-        {
-            ++m_pfcStats.resumeRx[prio];
-            PauseExpired(prio);
-            continue;
-        }
-        ++m_pfcStats.pauseRx[prio];
-        Time pause = PauseTime(quanta);
-        m_pauseExpiry[prio] =
-            Simulator::Schedule(pause, &RocePfcNetDevice::PauseExpired, this, prio);
-        if (!(m_pausedMask & bit))
-        {
-            m_pausedMask |= bit;
-            m_pauseStart[prio] = Simulator::Now();
-            NotifyPause(prio);
-        }
-    }
-}
-
-void
-RocePfcNetDevice::PauseExpired(uint8_t priority)
-{
-    uint8_t bit = static_cast<uint8_t>(1u << priority);
-    if (!(m_pausedMask & bit))
-    {
-        return;
-    }
-    m_pausedMask &= static_cast<uint8_t>(~bit);
-    m_pfcStats.pausedTime[priority] += Simulator::Now() - m_pauseStart[priority];
-    NotifyResume(priority);
-    TryTransmit();
-}
-
-void
-RocePfcNetDevice::NotifyResume(uint8_t /* priority */)
-{
-}
-
-void
-RocePfcNetDevice::NotifyPause(uint8_t /* priority */)
-{
-}
-
-Time
-RocePfcNetDevice::PauseTime(uint16_t quanta) const
-{
-    // quanta * 512 bit times; in double, since quanta * 512 * 1e12 overflows 64 bits.
-    return PicoSeconds(static_cast<int64_t>(
-        std::llround(double(quanta) * RocePfcHeader::BITS_PER_QUANTUM * 1e12 / m_bitRate)));
-}
-
-bool
-RocePfcNetDevice::IsPaused(uint8_t priority) const
-{
-    return priority < ROCE_NUM_PRIORITIES && (m_pausedMask & (1u << priority)) != 0;
-}
-
-// ---------------------------------------------------------------------------
-// PFC generation
-
-void
-RocePfcNetDevice::SetXoff(uint8_t priority, bool xoff)
-{
-    NS_ABORT_MSG_IF(priority >= ROCE_NUM_PRIORITIES,
-                    "RocePfcNetDevice: priority " << +priority << " out of range 0..7");
-    if (m_xoff[priority] == xoff)
-    {
-        return;
-    }
-    m_xoff[priority] = xoff;
-    if (xoff)
-    {
-        RefreshPause(priority);
-    }
-    else
-    {
-        m_refreshEvent[priority].Cancel();
-        ++m_pfcStats.resumeTx[priority];
-        SendPfc(priority, 0);
-    }
-}
-
-bool
-RocePfcNetDevice::IsXoff(uint8_t priority) const
-{
-    return priority < ROCE_NUM_PRIORITIES && m_xoff[priority];
-}
-
-void
-RocePfcNetDevice::RefreshPause(uint8_t priority)
-{
-    if (!m_xoff[priority])
-    {
-        return;
-    }
-    ++m_pfcStats.pauseTx[priority];
-    SendPfc(priority, m_pauseQuanta);
-    Time pause = PauseTime(m_pauseQuanta);
-    m_refreshEvent[priority] = Simulator::Schedule(pause * m_refreshFraction,
-                                                   &RocePfcNetDevice::RefreshPause,
-                                                   this,
-                                                   priority);
-}
-
-void
-RocePfcNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
-{
-    Ptr<Packet> p = Create<Packet>();
-    RocePfcHeader pfc;
-    pfc.SetPause(priority, quanta);
-    p->AddHeader(pfc);
-    EthernetHeader eth(false);
-    eth.SetSource(m_address);
-    eth.SetDestination(g_pfcDestination);
-    eth.SetLengthType(RocePfcHeader::ETHERTYPE);
-    p->AddHeader(eth);
-    m_pfcTxTrace(priority, quanta);
-    EnqueueControl(p);
-}
-
-RocePfcNetDevice::PfcStats
-RocePfcNetDevice::GetPfcStats() const
-{
-    PfcStats s = m_pfcStats;
-    for (uint32_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
-    {
-        if (m_pausedMask & (1u << p))
-        {
-            s.pausedTime[p] += Simulator::Now() - m_pauseStart[p];
-        }
-    }
-    return s;
 }
 
 uint64_t
@@ -667,12 +611,13 @@ RocePfcNetDevice::GetMtu() const
 bool
 RocePfcNetDevice::IsLinkUp() const
 {
-    return m_channel != nullptr;
+    return m_channel != nullptr && m_linkUp;
 }
 
 void
-RocePfcNetDevice::AddLinkChangeCallback(Callback<void> /* callback */)
+RocePfcNetDevice::AddLinkChangeCallback(Callback<void> callback)
 {
+    m_linkChangeCallbacks.ConnectWithoutContext(callback);
 }
 
 bool

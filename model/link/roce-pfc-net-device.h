@@ -152,6 +152,36 @@ class RocePfcNetDevice : public NetDevice
     /** \return the time the frame on the wire ends (the wire is free from then on) */
     Time GetTxEnd() const;
 
+    /**
+     * \brief Take this end of the link down or bring it back up (normally
+     * through RoceChannel::SetLinkUp, which does both ends).
+     *
+     * Down: the frame on the wire and frames still in flight towards this
+     * end are lost (dropped on arrival with reason "link-down"), pauses
+     * received from the peer are forgotten, a held XOFF stops being
+     * refreshed, queued PFC frames are dropped, and nothing is sent. A
+     * device whose DropsWhenLinkDown() is true (a switch port) also drops
+     * its queued data and every frame queued to it while down, so that a
+     * dead port never holds buffer; a NIC keeps its data in its queue pairs
+     * (their retransmission timeout runs on). Up: a held XOFF is sent again
+     * and transmission resumes. Link-change callbacks and the LinkState
+     * trace fire on each change.
+     * \param up the new state
+     */
+    void SetLinkUp(bool up);
+
+    /** \return times this end went down */
+    uint64_t GetLinkDowns() const;
+
+    /**
+     * \brief Set the receive error model (the ReceiveErrorModel attribute).
+     * \param em the model, or nullptr for none
+     */
+    void SetReceiveErrorModel(Ptr<ErrorModel> em);
+
+    /** \return the receive error model (nullptr if none) */
+    Ptr<ErrorModel> GetReceiveErrorModel() const;
+
     /** Per-priority PFC statistics of a device. */
     struct PfcStats
     {
@@ -187,7 +217,8 @@ class RocePfcNetDevice : public NetDevice
      */
     typedef void (*DropTracedCallback)(Ptr<const Packet> p, const char* reason);
 
-    static constexpr const char* DROP_RX_ERROR = "rx-error"; //!< link error model
+    static constexpr const char* DROP_RX_ERROR = "rx-error";   //!< link error model
+    static constexpr const char* DROP_LINK_DOWN = "link-down"; //!< the link is down
     static constexpr const char* DROP_UNKNOWN_PROTOCOL =
         "unknown-protocol"; //!< nobody to deliver to
 
@@ -253,6 +284,14 @@ class RocePfcNetDevice : public NetDevice
      */
     virtual void NotifyPause(uint8_t priority);
 
+    /**
+     * \brief Whether queued data is dropped while the link is down (true for
+     * a switch port, whose buffer must not fill for a dead port) or kept
+     * until it comes back (the default: a NIC's queue pairs keep theirs).
+     * \return true to drop
+     */
+    virtual bool DropsWhenLinkDown() const;
+
     /** \return bit p set while the peer pauses priority p */
     uint8_t GetPausedMask() const
     {
@@ -309,6 +348,12 @@ class RocePfcNetDevice : public NetDevice
   private:
     /** \brief The wire is free: put the next frame on it, if any. */
     void TransmitNext();
+
+    /** \brief Drop what waits to go on a down link (see SetLinkUp). */
+    void FlushWhileDown();
+
+    /** \brief Forget the pauses received from the peer (the link went down). */
+    void ClearPeerPauses();
     /** \brief Put a frame on the wire. \param p the frame */
     void StartTransmit(Ptr<Packet> p);
     /** \brief The wire is free again and something was waiting for it. */
@@ -336,6 +381,11 @@ class RocePfcNetDevice : public NetDevice
     DataRate m_bps{DataRate("100Gbps")};
     uint64_t m_bitRate{100000000000ULL}; //!< m_bps in bit/s, read per frame
     Ptr<ErrorModel> m_receiveErrorModel;
+    bool m_linkUp{true};                    //!< this end of the link is up
+    bool m_rxCheck{false};                  //!< receive needs a check: link down or an error model
+    uint64_t m_linkDowns{0};                //!< times the link went down
+    TracedCallback<> m_linkChangeCallbacks; //!< NetDevice link-change callbacks
+    TracedCallback<bool> m_linkStateTrace;  //!< link went up (true) or down (false)
     NetDevice::ReceiveCallback m_rxCallback;
     NetDevice::PromiscReceiveCallback m_promiscRxCallback;
     uint16_t m_pauseQuanta{0xFFFF};

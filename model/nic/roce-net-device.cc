@@ -92,7 +92,8 @@ RoceNetDevice::~RoceNetDevice() = default;
 void
 RoceNetDevice::DoInitialize()
 {
-    if (m_rxDrainRate.GetBitRate() > 0)
+    // Checked whether or not RxDrainRate is set now: a slow-receiver fault
+    // may set it later.
     {
         NS_ABORT_MSG_IF(m_rxBufferSize.GetUnit() != QueueSizeUnit::BYTES ||
                             m_rxXoff.GetUnit() != QueueSizeUnit::BYTES ||
@@ -392,7 +393,7 @@ RoceNetDevice::ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame)
         DeliverUp(p);
         return;
     }
-    if (m_rxDrainRate.GetBitRate() == 0)
+    if (m_rxDrainRate.GetBitRate() == 0 && m_rxBuffer.empty())
     {
         ProcessRoce(p, frame);
         return;
@@ -421,7 +422,10 @@ void
 RoceNetDevice::StartDrain()
 {
     const RxItem& head = m_rxBuffer.front();
-    m_drainEvent = Simulator::Schedule(m_rxDrainRate.CalculateBytesTxTime(head.packet->GetSize()),
+    // With RxDrainRate back at 0 (a slow-receiver fault ended), what is still
+    // buffered drains at line rate, ahead of new arrivals.
+    const DataRate& rate = m_rxDrainRate.GetBitRate() > 0 ? m_rxDrainRate : GetDataRate();
+    m_drainEvent = Simulator::Schedule(rate.CalculateBytesTxTime(head.packet->GetSize()),
                                        &RoceNetDevice::DrainDone,
                                        this);
 }

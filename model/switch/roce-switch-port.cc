@@ -119,6 +119,12 @@ RoceSwitchPort::ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame)
 }
 
 bool
+RoceSwitchPort::DropsWhenLinkDown() const
+{
+    return true;
+}
+
+bool
 RoceSwitchPort::HasWaitingData(uint8_t pausedMask) const
 {
     return m_qdisc->HasUnpausedData(pausedMask);

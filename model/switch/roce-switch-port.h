@@ -65,6 +65,8 @@ class RoceSwitchPort : public RocePfcNetDevice
     void DoDispose() override;
     Ptr<Packet> DequeueData(uint8_t pausedMask) override;
     void ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame) override;
+    /** \return true: a dead port drops what is queued to it */
+    bool DropsWhenLinkDown() const override;
 
   private:
     /**
