@@ -77,6 +77,54 @@ rocev2_add_incast_abort_check(size-garbage "--size=lots is not a byte count (e.g
 rocev2_add_incast_abort_check(size-fraction "--size=1.5 is not a whole number of bytes" --size=1.5)
 rocev2_add_incast_abort_check(size-zero "--size=0MB must be positive" --size=0MB)
 
+# Bad fault files (--faults=FILE, RoceFaultHelper::Load): each is written at
+# configure time next to the message it must give, with the file and line.
+# The incast's nodes are named switch and host0..host2.
+set(_rocev2_fault_dir ${CMAKE_BINARY_DIR}/check-faults)
+function(rocev2_add_fault_file_check name expect content)
+  file(WRITE ${_rocev2_fault_dir}/${name}.txt "# a comment line\n${content}\n")
+  rocev2_add_incast_abort_check(faults-${name} "${name}.txt:2: ${expect}"
+    --faults=${_rocev2_fault_dir}/${name}.txt)
+endfunction()
+rocev2_add_fault_file_check(kind
+  "fault 'link-dwn' is unknown (known: link-down, link-flap, link-loss, link-up, pfc-storm, slow-receiver, switch-down, switch-up)"
+  "1ms link-dwn switch host0")
+rocev2_add_fault_file_check(time "time 'soon' is not a time (e.g. 1000ns)"
+  "soon link-down switch host0")
+rocev2_add_fault_file_check(name "target 'hostX' is neither a node id nor a known name"
+  "1ms link-down switch hostX")
+rocev2_add_fault_file_check(node-id "target node id '99' is not below 4 (the node count)"
+  "1ms link-down 99 0")
+rocev2_add_fault_file_check(no-link "target: no link between 'host0' and 'host1'"
+  "1ms link-down host0 host1")
+rocev2_add_fault_file_check(device "target 'host0:7': node 1 has 1 devices"
+  "1ms link-down host0:7")
+rocev2_add_fault_file_check(one-node "target 'switch': a link is one device (node:d, or a NIC's name) or two nodes"
+  "1ms link-down switch")
+rocev2_add_fault_file_check(missing-param "link-flap needs the parameter 'until='"
+  "1ms link-flap switch host1 period=1ms down=0.5")
+rocev2_add_fault_file_check(unknown-param "parameter 'prio' is not one of pfc-storm's"
+  "1ms pfc-storm host1 prio=3 for=1ms")
+rocev2_add_fault_file_check(ber "ber '2' is not in [0, 1]" "1ms link-loss switch host1 ber=2")
+rocev2_add_fault_file_check(ber-and-drop
+  "link-loss takes one of 'ber=' (bit error rate) and 'drop=' (share of frames lost)"
+  "1ms link-loss switch host1 ber=1e-6 drop=0.1")
+rocev2_add_fault_file_check(priority "priority '8' is not a whole number of at most 7"
+  "1ms pfc-storm host1 priority=8 for=1ms")
+rocev2_add_fault_file_check(not-a-switch "target 'host1' is not a switch" "1ms switch-down host1")
+rocev2_add_fault_file_check(down-share "down '1' must be a share of the period in (0, 1)"
+  "0s link-flap switch host1 period=1ms down=1 until=5ms")
+rocev2_add_fault_file_check(until "until '1ms' must be after the time '2ms'"
+  "2ms link-flap switch host1 period=1ms down=0.5 until=1ms")
+rocev2_add_fault_file_check(no-nic "target 'switch' has no NIC"
+  "1ms slow-receiver switch rate=1Gbps for=1ms")
+rocev2_add_fault_file_check(rate "rate 'slow' is not a positive rate (e.g. 100Gbps)"
+  "1ms slow-receiver host0 rate=slow for=1ms")
+rocev2_add_fault_file_check(fields "expected 'time fault target... [key=value...]', found 1 field(s)"
+  "1ms")
+rocev2_add_incast_abort_check(faults-missing "--faults=missing.txt cannot be read"
+  --faults=missing.txt)
+
 # A large incast warns on stderr before it runs: more than 1,000 senders, or
 # an estimated 1 GB (21 KB per host: 50,000 hosts are 1.05 GB); --quiet hides
 # the warning, --dry-run prints the estimate and stops.

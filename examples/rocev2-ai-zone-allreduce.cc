@@ -56,6 +56,7 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     std::string jobFile;
     std::string json;
+    std::string faults;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("gpus", "Ranks of the job", gpus);
@@ -90,6 +91,10 @@ main(int argc, char* argv[])
                  "fabric flags --fabric-gpus, --uplinks, --channels, --chunk and --cc apply",
                  jobFile);
     cmd.AddValue("json", "Write the results as JSON to this file", json);
+    cmd.AddValue("faults",
+                 "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
+                 "pfc-storm (doc: Faults)",
+                 faults);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(seed == 0, "--seed=0 (must be at least 1)");
     RngSeedManager::SetRun(seed);
@@ -140,6 +145,9 @@ main(int argc, char* argv[])
         zoneHelper.GetRoceHelper().SetCongestionControl(cc);
     }
     RoceAiZone fabric = zoneHelper.Build();
+    RoceFaultHelper faultHelper;
+    faultHelper.AddNames(fabric);
+    RoceExampleArgs::LoadFaults(faultHelper, faults);
 
     RoceGpuPlacement place(fabric);
     std::vector<uint32_t> job;
@@ -183,6 +191,7 @@ main(int argc, char* argv[])
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     app->PrintTable(std::cout);
+    RoceExampleArgs::PrintFaults(faultHelper, std::cout);
     const RoceFabricStats stats = RoceFabricStats::Collect();
     stats.WriteBenchLines(std::cout);
     std::cout << "# QPs " << comm->GetNQps() << ", grants " << comm->GetNGrants() << ", PFC pauses "

@@ -16,6 +16,7 @@
 #include "ns3/global-value.h"
 #include "ns3/nstime.h"
 #include "ns3/queue-size.h"
+#include "ns3/roce-fault-helper.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/string.h"
@@ -25,6 +26,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <string>
 
@@ -207,6 +209,37 @@ UseFastScheduler()
         return;
     }
     GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+}
+
+/**
+ * \brief Schedule the faults of --faults=FILE (none if file is empty), found
+ * as FindDataFile finds it. The file's format is in roce-fault-helper.h (RoceFaultHelper::Load); a
+ * bad line aborts with file:line and the field. \param faults the fault helper (with the topology's
+ * names added) \param file the file
+ */
+inline void
+LoadFaults(RoceFaultHelper& faults, const std::string& file)
+{
+    if (file.empty())
+    {
+        return;
+    }
+    const std::string path = FindDataFile(file);
+    NS_ABORT_MSG_IF(!std::ifstream(path).good(), "--faults=" << file << " cannot be read");
+    faults.Load(path);
+}
+
+/**
+ * \brief Print the faults applied, one "# fault TIME WHAT" line each.
+ * \param faults the fault helper \param os where
+ */
+inline void
+PrintFaults(const RoceFaultHelper& faults, std::ostream& os)
+{
+    for (const auto& line : faults.GetLog())
+    {
+        os << "# fault " << line << "\n";
+    }
 }
 
 } // namespace RoceExampleArgs

@@ -65,6 +65,7 @@ main(int argc, char* argv[])
     std::string fct;
     std::string pfc;
     std::string json;
+    std::string faults;
     std::string monitor;
     std::string sample = "10us";
     std::string stop;
@@ -90,6 +91,10 @@ main(int argc, char* argv[])
     cmd.AddValue("fct", "Write the HPCC-format FCT file here", fct);
     cmd.AddValue("pfc", "Write the HPCC-format PFC event file here", pfc);
     cmd.AddValue("json", "Write the JSON summary here", json);
+    cmd.AddValue("faults",
+                 "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
+                 "pfc-storm ; nodes by their topology-file id (doc: Faults)",
+                 faults);
     cmd.AddValue("monitor", "Write the monitors' CSVs with this prefix", monitor);
     cmd.AddValue("sample", "Sampling interval of the queue and link monitors", sample);
     cmd.AddValue("rates", "With --monitor: also sample every queue pair's rate", rates);
@@ -168,6 +173,9 @@ main(int argc, char* argv[])
         hpcc.ApplyEcnByRate();
     }
     RoceSwitchHelper::AssignStreams(1000);
+    RoceFaultHelper faultHelper;
+    RoceExampleArgs::LoadFaults(faultHelper, faults);
+    faultHelper.AssignStreams(2000);
 
     // The flows: from the file, or generated on the topology's hosts.
     std::vector<RoceFlowSpec> flows;
@@ -247,6 +255,7 @@ main(int argc, char* argv[])
     Simulator::Run();
 
     RoceProgress::Disable();
+    RoceExampleArgs::PrintFaults(faultHelper, std::cout);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     const Time simTime = Simulator::Now();

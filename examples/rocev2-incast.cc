@@ -67,6 +67,7 @@ main(int argc, char* argv[])
     std::string traceInterval = "10us";
     std::string pcap;
     std::string json;
+    std::string faults;
     bool dryRun = false;
     bool quiet = false;
 
@@ -95,6 +96,10 @@ main(int argc, char* argv[])
     cmd.AddValue("trace-interval", "Sampling interval of --trace-rate", traceInterval);
     cmd.AddValue("pcap", "Write pcap files with this prefix", pcap);
     cmd.AddValue("json", "Write results as JSON to this file", json);
+    cmd.AddValue("faults",
+                 "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
+                 "pfc-storm (doc: Faults)",
+                 faults);
     cmd.AddValue("dry-run",
                  "Print the estimated size of the run (hosts, packets, memory) and stop",
                  dryRun);
@@ -195,6 +200,13 @@ main(int argc, char* argv[])
         nics.Add(roce.Install(hostNodes.Get(h), sw.Get(0)).Get(0));
     }
     RoceSwitchHelper::PopulateRoutes();
+    RoceFaultHelper faultHelper;
+    faultHelper.AddName("switch", sw.Get(0));
+    for (uint32_t h = 0; h < hosts; ++h)
+    {
+        faultHelper.AddName("host" + std::to_string(h), hostNodes.Get(h));
+    }
+    RoceExampleArgs::LoadFaults(faultHelper, faults);
     if (!pcap.empty())
     {
         roce.EnablePcapAll(pcap);
@@ -287,6 +299,7 @@ main(int argc, char* argv[])
     RoceProgress::Enable(Time(0), quiet);
     Simulator::Run();
     RoceProgress::Disable();
+    RoceExampleArgs::PrintFaults(faultHelper, std::cout);
 
     if (monitors)
     {
@@ -354,8 +367,8 @@ main(int argc, char* argv[])
         }
         out << "  ]\n}\n";
     }
-    bool ok =
-        stats.bytesDelivered == expected && stats.bufferedBytes == 0 && (!pfc || stats.drops == 0);
+    bool ok = stats.bytesDelivered == expected && stats.bufferedBytes == 0 &&
+              (!pfc || !faults.empty() || stats.drops == 0);
     // With a congestion control the incast must have made it act: DCQCN
     // received CNPs and cut a rate, the others cut a rate or a window. PFC
     // alone keeps such a run lossless, so the checks above would pass without.

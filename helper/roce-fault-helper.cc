@@ -8,6 +8,7 @@
 #include "roce-switch-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
 #include "ns3/log.h"
@@ -24,10 +25,42 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("RoceFaultHelper");
 
-/// What the helper and the events it scheduled share.
-struct RoceFaultHelper::State : public SimpleRefCount<RoceFaultHelper::State>
+/**
+ * \ingroup rocev2
+ * What a RoceFaultHelper and the events it scheduled share: the routing
+ * settings (attributes), the names, the link state routing knows, and the
+ * log. It lives as long as a helper copy or a scheduled fault holds it.
+ */
+class RoceFaultInjector : public Object
 {
-    Time detectionDelay{MilliSeconds(1)};                  //!< link change to routes that know it
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("ns3::RoceFaultInjector")
+                .SetParent<Object>()
+                .SetGroupName("Rocev2")
+                .AddConstructor<RoceFaultInjector>()
+                .AddAttribute("DetectionDelay",
+                              "Time from a link going down or up to the routes that reflect "
+                              "it (loss-of-signal detection plus routing convergence).",
+                              TimeValue(MilliSeconds(1)),
+                              MakeTimeAccessor(&RoceFaultInjector::detectionDelay),
+                              MakeTimeChecker(Time(0)))
+                .AddAttribute("Reroute",
+                              "Recompute every switch's routes after each link change "
+                              "(false: routes stay, frames to a down link are dropped).",
+                              BooleanValue(true),
+                              MakeBooleanAccessor(&RoceFaultInjector::reroute),
+                              MakeBooleanChecker());
+        return tid;
+    }
+
+    Time detectionDelay;                                   //!< link change to routes that know it
     bool reroute{true};                                    //!< recompute routes after link changes
     std::map<std::string, Ptr<Node>> nodeNames;            //!< names of nodes
     std::map<std::string, Ptr<RocePfcNetDevice>> devNames; //!< names of devices
@@ -92,7 +125,7 @@ struct RoceFaultHelper::State : public SimpleRefCount<RoceFaultHelper::State>
         auto& at = pending[t];
         if (at.empty())
         {
-            Ptr<State> self(this);
+            Ptr<RoceFaultInjector> self(this);
             Simulator::Schedule(detectionDelay, [self, t]() { self->Reconverge(t); });
         }
         at.emplace_back(ch, up);
@@ -120,7 +153,7 @@ struct RoceFaultHelper::State : public SimpleRefCount<RoceFaultHelper::State>
         SetLink(ch, false);
         Record("link-flap " + NameOf(ch) + " down");
         Time upAt = Simulator::Now() + period * downFraction;
-        Ptr<State> self(this);
+        Ptr<RoceFaultInjector> self(this);
         if (upAt >= stop)
         {
             Simulator::Schedule(stop - Simulator::Now(), [self, ch]() {
@@ -146,10 +179,18 @@ struct RoceFaultHelper::State : public SimpleRefCount<RoceFaultHelper::State>
     }
 };
 
+NS_OBJECT_ENSURE_REGISTERED(RoceFaultInjector);
+
 RoceFaultHelper::RoceFaultHelper()
-    : m_state(Create<State>())
+    : m_state(CreateObject<RoceFaultInjector>())
 {
 }
+
+RoceFaultHelper::~RoceFaultHelper() = default;
+
+RoceFaultHelper::RoceFaultHelper(const RoceFaultHelper& other) = default;
+
+RoceFaultHelper& RoceFaultHelper::operator=(const RoceFaultHelper& other) = default;
 
 void
 RoceFaultHelper::SetDetectionDelay(Time delay)
@@ -215,6 +256,15 @@ RoceFaultHelper::LinksBetween(Ptr<Node> a, Ptr<Node> b)
 
 namespace
 {
+/// A rate as "25 Gb/s".
+std::string
+RateText(DataRate rate)
+{
+    std::ostringstream os;
+    os << rate.GetBitRate() / 1e9 << " Gb/s";
+    return os.str();
+}
+
 /// Abort unless a time is not in the past.
 void
 CheckStart(Time at, const char* what)
@@ -229,7 +279,7 @@ void
 RoceFaultHelper::LinkDown(Time at, Ptr<RoceChannel> link)
 {
     CheckStart(at, "link-down");
-    Ptr<State> s = m_state;
+    Ptr<RoceFaultInjector> s = m_state;
     Simulator::Schedule(at - Simulator::Now(), [s, link]() {
         s->SetLink(link, false);
         s->Record("link-down " + s->NameOf(link));
@@ -240,7 +290,7 @@ void
 RoceFaultHelper::LinkUp(Time at, Ptr<RoceChannel> link)
 {
     CheckStart(at, "link-up");
-    Ptr<State> s = m_state;
+    Ptr<RoceFaultInjector> s = m_state;
     Simulator::Schedule(at - Simulator::Now(), [s, link]() {
         s->SetLink(link, true);
         s->Record("link-up " + s->NameOf(link));
@@ -263,7 +313,7 @@ RoceFaultHelper::LinkFlap(Time start,
     NS_ABORT_MSG_IF(stop <= start,
                     "RoceFaultHelper: link-flap until " << stop << " must be after its start "
                                                         << start);
-    Ptr<State> s = m_state;
+    Ptr<RoceFaultInjector> s = m_state;
     Simulator::Schedule(start - Simulator::Now(), [s, link, period, downFraction, stop]() {
         s->Flap(link, period, downFraction, stop);
     });
@@ -295,7 +345,7 @@ RoceFaultHelper::SwitchDown(Time at, Ptr<Node> sw)
     CheckStart(at, "switch-down");
     NS_ABORT_MSG_IF(!sw->GetObject<RoceSwitch>(),
                     "RoceFaultHelper: switch-down: node " << sw->GetId() << " is not a switch");
-    Ptr<State> s = m_state;
+    Ptr<RoceFaultInjector> s = m_state;
     Simulator::Schedule(at - Simulator::Now(), [s, sw]() {
         s->downSwitches.insert(sw->GetId());
         for (const auto& ch : LinksOf(sw))
@@ -312,7 +362,7 @@ RoceFaultHelper::SwitchUp(Time at, Ptr<Node> sw)
     CheckStart(at, "switch-up");
     NS_ABORT_MSG_IF(!sw->GetObject<RoceSwitch>(),
                     "RoceFaultHelper: switch-up: node " << sw->GetId() << " is not a switch");
-    Ptr<State> s = m_state;
+    Ptr<RoceFaultInjector> s = m_state;
     Simulator::Schedule(at - Simulator::Now(), [s, sw]() {
         s->downSwitches.erase(sw->GetId());
         for (const auto& ch : LinksOf(sw))
@@ -347,7 +397,7 @@ RoceFaultHelper::LinkLoss(Time at, Ptr<RoceChannel> link, double rate, bool perB
         m_state->lossModels.push_back(em);
         ends.emplace_back(DynamicCast<RocePfcNetDevice>(link->GetDevice(i)), em);
     }
-    Ptr<State> s = m_state;
+    Ptr<RoceFaultInjector> s = m_state;
     std::ostringstream what;
     what << "link-loss " << (perBit ? "ber=" : "drop=") << rate;
     std::string desc = what.str();
@@ -377,14 +427,13 @@ RoceFaultHelper::SlowReceiver(Time at, Ptr<RoceNetDevice> nic, DataRate rate, Ti
     NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "RoceFaultHelper: slow-receiver rate must be positive");
     NS_ABORT_MSG_IF(!duration.IsStrictlyPositive(),
                     "RoceFaultHelper: slow-receiver duration " << duration << " must be positive");
-    Ptr<State> s = m_state;
+    Ptr<RoceFaultInjector> s = m_state;
     Simulator::Schedule(at - Simulator::Now(), [s, nic, rate, duration]() {
         DataRateValue before;
         nic->GetAttribute("RxDrainRate", before);
         nic->SetAttribute("RxDrainRate", DataRateValue(rate));
         s->Record("slow-receiver " + s->NameOf(nic->GetNode()) + ":" +
-                  std::to_string(nic->GetIfIndex()) + " drains at " +
-                  std::to_string(rate.GetBitRate() / 1e9) + " Gb/s");
+                  std::to_string(nic->GetIfIndex()) + " drains at " + RateText(rate));
         DataRate old = before.Get();
         Simulator::Schedule(duration, [s, nic, old]() {
             nic->SetAttribute("RxDrainRate", DataRateValue(old));
@@ -402,7 +451,7 @@ RoceFaultHelper::PfcStorm(Time at, Ptr<RocePfcNetDevice> dev, uint8_t priority, 
                     "RoceFaultHelper: pfc-storm priority " << +priority << " is not in 0..7");
     NS_ABORT_MSG_IF(!duration.IsStrictlyPositive(),
                     "RoceFaultHelper: pfc-storm duration " << duration << " must be positive");
-    Ptr<State> s = m_state;
+    Ptr<RoceFaultInjector> s = m_state;
     Simulator::Schedule(at - Simulator::Now(), [s, dev, priority, duration]() {
         dev->SetXoff(priority, true);
         std::string name = s->NameOf(dev->GetNode()) + ":" + std::to_string(dev->GetIfIndex());

@@ -20,6 +20,7 @@ namespace ns3
 {
 
 class RoceAiZone;
+class RoceFaultInjector;
 
 /**
  * \ingroup rocev2
@@ -35,15 +36,18 @@ class RoceAiZone;
  * devices' ReceiveErrorModel for loss, RoceNetDevice's RxDrainRate for a slow
  * receiver, and RocePfcNetDevice::SetXoff for a storm.
  *
- * Routing reacts after a detection delay (SetDetectionDelay, default 1 ms,
- * standing for loss-of-signal detection plus routing convergence): the
+ * Routing reacts after a detection delay (SetDetectionDelay, or the
+ * attribute ns3::RoceFaultInjector::DetectionDelay, default 1 ms, standing
+ * for loss-of-signal detection plus routing convergence): the
  * routes of every switch are then computed again by
  * RoceSwitchHelper::PopulateRoutes over the links known to be up at that
  * time, so a failed link leaves its ECMP groups and a switch that lost its
  * only way to a rack is avoided by the others; when the link returns it
  * joins them again after the same delay. Until then frames routed to a down
  * link are dropped (reason "link-down") and the queue pairs' retransmission
- * timeout recovers them. SetReroute(false) leaves routes alone.
+ * timeout recovers them. SetReroute(false) (attribute Reroute) leaves
+ * routes alone. The attributes' defaults can be set from any example's
+ * command line, e.g. --ns3::RoceFaultInjector::DetectionDelay=100us.
  *
  * The helper's state lives on after the helper object itself: it may go out
  * of scope before Simulator::Run.
@@ -52,6 +56,11 @@ class RoceFaultHelper
 {
   public:
     RoceFaultHelper();
+    ~RoceFaultHelper();
+    /** \brief Copies share their state. \param other the helper */
+    RoceFaultHelper(const RoceFaultHelper& other);
+    /** \brief Copies share their state. \param other the helper \return this */
+    RoceFaultHelper& operator=(const RoceFaultHelper& other);
 
     /**
      * \param delay time from a link change to the routes that reflect it
@@ -188,10 +197,8 @@ class RoceFaultHelper
     /** \return the device names known to fault files */
     const std::map<std::string, Ptr<RocePfcNetDevice>>& GetDeviceNames() const;
 
-    struct State;
-
   private:
-    Ptr<State> m_state; //!< shared with the scheduled events
+    Ptr<RoceFaultInjector> m_state; //!< shared with the scheduled events
 };
 
 } // namespace ns3

@@ -44,6 +44,8 @@ cpp_examples = [
     ("rocev2-ai-zone-allreduce --gpus=16 --op=sendrecv --sizes=4M", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=16 --op=alltoallv --sizes=4M", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=16 --sizes=1M,4M", "True", "False"),
+    ("rocev2-ai-zone-allreduce --gpus=16 --sizes=4M --faults=examples/faults/ai-zone-uplink-down.txt --ns3::RoceQueuePair::RetransmitTimeout=500us", "True", "False"),
+    ("rocev2-workload --pattern=permutation --size=500000 --faults=examples/faults/leaf-spine-faults.txt --ns3::RoceQueuePair::RetransmitTimeout=300us --ns3::RoceFaultInjector::DetectionDelay=50us", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=16 --op=alltoall --sizes=4M --qps=2 --qp-mode=rr", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=8 --op=broadcast --sizes=1M", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=32 --op=allgather --sizes=2M --placement=fragmented --fabric-gpus=64", "True", "False"),
