@@ -396,10 +396,12 @@ RoceDeadlockDetector::Check()
             {
                 continue;
             }
-            uint8_t backlogged = disc->GetBackloggedMask();
+            // A queue its PFC watchdog holds in recovery ignores the pause.
+            uint8_t candidates = disc->GetBackloggedMask() &
+                                 static_cast<uint8_t>(~port->GetPfcWatchdogRecoveryMask());
             for (uint8_t k = 0; k < ROCE_NUM_PRIORITIES; ++k)
             {
-                if ((backlogged & (1u << k)) && port->IsPaused(k))
+                if ((candidates & (1u << k)) && port->IsPaused(k))
                 {
                     index[{PeekPointer(port), k}] = static_cast<uint32_t>(vertices.size());
                     vertices.push_back({{(*it)->GetId(), i, k}, sw, disc});

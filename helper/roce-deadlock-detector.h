@@ -63,7 +63,8 @@ struct RoceDeadlockReport
  *
  * The graph is rebuilt at each check. Its nodes are the switch egress queues
  * Q = (switch A, port p, priority k) that the peer pauses and that hold
- * frames. There is an edge Q -> R, R = (switch B, port q', priority k), when
+ * frames (a queue that its port's PFC watchdog holds in recovery ignores the
+ * pause and is not a node). There is an edge Q -> R, R = (switch B, port q', priority k), when
  * port p of A is linked to port q of switch B, R holds at least one frame that
  * entered B on port q with priority k, and R is itself a node: the frames
  * whose buffer use pauses Q cannot leave B. A cycle is a PFC deadlock (a

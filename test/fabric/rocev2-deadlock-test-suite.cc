@@ -47,14 +47,18 @@ struct RingResult
 /**
  * Four switches in a ring, one host each; static routes send all traffic
  * clockwise and every host writes `size` bytes to the host two switches on.
- * \param watchdog PFC watchdog on every switch port (Drop, 1 ms timeout,
- *        100 us interval, 1 ms recovery)
+ * \param watchdog PFC watchdog on every switch port (1 ms timeout, 100 us
+ *        interval, 1 ms recovery)
  * \param size bytes per flow
  * \param stop end of the run
+ * \param action the watchdog's action
  * \return what happened
  */
 RingResult
-RunRing(bool watchdog, uint64_t size, Time stop)
+RunRing(bool watchdog,
+        uint64_t size,
+        Time stop,
+        RocePfcWatchdog::Action action = RocePfcWatchdog::DROP)
 {
     const uint32_t n = 4;
     RingResult r;
@@ -97,6 +101,7 @@ RunRing(bool watchdog, uint64_t size, Time stop)
             wd->SetAttribute("Timeout", TimeValue(MilliSeconds(1)));
             wd->SetAttribute("Interval", TimeValue(MicroSeconds(100)));
             wd->SetAttribute("RecoveryTime", TimeValue(MilliSeconds(1)));
+            wd->SetAttribute("Action", EnumValue(action));
         }
     }
     RoceSwitchHelper::AssignStreams(1);
@@ -253,6 +258,50 @@ class RingWatchdogTestCase : public TestCase
 
 /**
  * \ingroup rocev2
+ * The ring with the Forward action: the stalled queue sends despite the
+ * pause, which opens the cycle; while it does, the detector does not count
+ * it (it is not waiting), so the deadlock is reported once and ends at the
+ * first check after the trigger. Forwarding into a peer that paused the
+ * queue overruns the peer's headroom, so some frames are lost there, and
+ * the queue pairs resend them.
+ */
+class RingForwardTestCase : public TestCase
+{
+  public:
+    RingForwardTestCase()
+        : TestCase("the Forward watchdog breaks the ring's deadlock; reported once")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t size = 1000000;
+        RingResult r = RunRing(true, size, MilliSeconds(20), RocePfcWatchdog::FORWARD);
+        NS_TEST_ASSERT_MSG_EQ(r.reports.size(), 1, "the deadlock was reported more than once");
+        NS_TEST_ASSERT_MSG_EQ(r.active.size(), 0, "a deadlock persists with the watchdog on");
+        if (r.reports.empty())
+        {
+            return;
+        }
+        NS_TEST_ASSERT_MSG_EQ((r.reports.front().cycle == r.expectedCycle),
+                              true,
+                              "not the clockwise cycle");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(r.reports.front().ended,
+                                    MicroSeconds(1300),
+                                    "the cycle ended late");
+        NS_TEST_ASSERT_MSG_EQ(r.watchdogDrops, 0, "Forward dropped frames");
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ(r.success[i], true, "flow " << i << " did not complete");
+        }
+        NS_TEST_ASSERT_MSG_EQ(r.deliveredAtEnd, 4 * size, "bytes missing");
+        NS_TEST_ASSERT_MSG_EQ(r.stats.bufferedBytes, 0, "buffers did not drain");
+    }
+};
+
+/**
+ * \ingroup rocev2
  * A healthy two-tier fabric under a heavy incast: PFC pauses the spines'
  * downlinks and the leaf uplinks (the detector sees paused queues waiting on
  * each other), but the dependency has no cycle, so nothing is reported and
@@ -336,6 +385,7 @@ class RoceDeadlockTestSuite : public TestSuite
     {
         AddTestCase(new RingDeadlockTestCase, TestCase::QUICK);
         AddTestCase(new RingWatchdogTestCase, TestCase::QUICK);
+        AddTestCase(new RingForwardTestCase, TestCase::QUICK);
         AddTestCase(new HealthyIncastTestCase, TestCase::QUICK);
     }
 };
