@@ -258,8 +258,8 @@ RoceSwitchPort::WatchdogArm()
     // watchdogs of different ports paused together do not fire in lockstep.
     int64_t period = m_watchdog->GetInterval().GetTimeStep();
     uint32_t node = GetNode() ? GetNode()->GetId() : 0;
-    auto phase = static_cast<int64_t>(RoceHash::Mix64((uint64_t(node) << 32) | m_index) %
-                                      static_cast<uint64_t>(period));
+    uint64_t key = ((uint64_t(node) << 32) | m_index) + 0x9E3779B97F4A7C15ULL; // Mix64(0) = 0
+    auto phase = static_cast<int64_t>(RoceHash::Mix64(key) % static_cast<uint64_t>(period));
     int64_t now = Simulator::Now().GetTimeStep();
     int64_t sincePoint = ((now - phase) % period + period) % period;
     m_wdTimers->check =
