@@ -7,6 +7,7 @@
 // one switch.
 
 #include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/enum.h"
 #include "ns3/node-container.h"
 #include "ns3/roce-frame.h"
@@ -45,13 +46,14 @@ struct StormConfig
 {
     bool enabled{true};                                    //!< watchdog on the switch ports
     RocePfcWatchdog::Action action{RocePfcWatchdog::DROP}; //!< its action
-    Time timeout{MilliSeconds(2)};                         //!< PfcWatchdogTimeout
-    Time interval{MicroSeconds(100)};                      //!< PfcWatchdogInterval
-    Time recovery{MilliSeconds(2)};                        //!< PfcWatchdogRecoveryTime
+    Time timeout{MilliSeconds(2)};                         //!< the watchdogs' Timeout
+    Time interval{MicroSeconds(100)};                      //!< their Interval
+    Time recovery{MilliSeconds(2)};                        //!< their RecoveryTime
     Time stormStart{MicroSeconds(50)};                     //!< receiver holds XOFF from
     Time stormEnd{Time::Max()};                            //!< and releases it at
     Time stop{MilliSeconds(7)};                            //!< end of the run
     uint64_t size{100000000};                              //!< bytes per sender
+    bool viaConfig{false}; //!< configure the watchdogs through Config paths
 };
 
 /// What the storm scenario observed.
@@ -104,7 +106,17 @@ RunStorm(const StormConfig& c)
                                                   DynamicCast<RoceSwitchPort>(s2Link.Get(1))};
     Ptr<RoceNetDevice> sender1 = DynamicCast<RoceNetDevice>(s1Link.Get(0));
     Ptr<RoceSwitch> rs = sw.Get(0)->GetObject<RoceSwitch>();
-    for (uint32_t i = 0; i < rs->GetNPorts(); ++i)
+    if (c.viaConfig)
+    {
+        // The port makes its watchdog when the path reaches it.
+        const std::string path = "/NodeList/*/DeviceList/*/$ns3::RoceSwitchPort/PfcWatchdog/";
+        Config::Set(path + "Enabled", BooleanValue(c.enabled));
+        Config::Set(path + "Timeout", TimeValue(c.timeout));
+        Config::Set(path + "Interval", TimeValue(c.interval));
+        Config::Set(path + "RecoveryTime", TimeValue(c.recovery));
+        Config::Set(path + "Action", EnumValue(c.action));
+    }
+    for (uint32_t i = 0; i < rs->GetNPorts() && !c.viaConfig; ++i)
     {
         Ptr<RocePfcWatchdog> wd = rs->GetPort(i)->GetPfcWatchdog();
         wd->SetAttribute("Enabled", BooleanValue(c.enabled));
@@ -289,9 +301,9 @@ class WatchdogDropTestCase : public TestCase
 
 /**
  * \ingroup rocev2
- * Forward action: the frames of the stalled queue reach the stormed NIC at
- * line rate during recovery, nothing is dropped, and the queue honours the
- * pause again once restored.
+ * Forward action, set through Config paths: the frames of the stalled queue
+ * reach the stormed NIC at line rate during recovery, nothing is dropped,
+ * and the queue honours the pause again once restored.
  */
 class WatchdogForwardTestCase : public TestCase
 {
@@ -307,6 +319,7 @@ class WatchdogForwardTestCase : public TestCase
         StormConfig c;
         c.action = RocePfcWatchdog::FORWARD;
         c.stop = MilliSeconds(5);
+        c.viaConfig = true;
         StormResult r = RunStorm(c);
         NS_TEST_ASSERT_MSG_EQ(r.triggers.size(), 1, "one trigger by 5 ms");
         NS_TEST_ASSERT_MSG_GT_OR_EQ(At(r.triggers, 0), r.pauseRx + c.timeout, "fired early");
