@@ -83,14 +83,14 @@ namespace
  * (D. B. Johnson, "Finding all the elementary circuits of a directed graph",
  * SIAM J. Comput. 4(1), 1975).
  */
-class CycleFinder
+class RoceCycleFinder
 {
   public:
     /**
      * \param adjacency successors of each vertex
      * \param maxCycles stop after this many cycles
      */
-    CycleFinder(const std::vector<std::vector<uint32_t>>& adjacency, uint32_t maxCycles)
+    RoceCycleFinder(const std::vector<std::vector<uint32_t>>& adjacency, uint32_t maxCycles)
         : m_adj(adjacency),
           m_max(maxCycles),
           m_n(static_cast<uint32_t>(adjacency.size()))
@@ -552,7 +552,7 @@ RoceDeadlockDetector::FindCycles(const std::vector<std::vector<uint32_t>>& adjac
     {
         return {};
     }
-    return CycleFinder(adjacency, maxCycles).Run();
+    return RoceCycleFinder(adjacency, maxCycles).Run();
 }
 
 } // namespace ns3
