@@ -380,3 +380,28 @@ rocev2_add_hpcc_abort_check(flow-file "missing.txt: cannot be read"
   --topology=${_rocev2_root}/examples/hpcc/tiny-topology.txt --flows=missing.txt)
 rocev2_add_hpcc_abort_check(config-line "tiny-flows.txt:1: '8' is not a config key"
   --config=${_rocev2_root}/examples/hpcc/tiny-flows.txt)
+
+# The PFC deadlock example: the 4-switch ring's cycle, reported in its
+# canonical printed form, and the watchdog that breaks it; and its bad input.
+set(_rocev2_deadlock ${CMAKE_BINARY_DIR}/examples/rocev2-pfc-deadlock)
+function(rocev2_add_deadlock_output_check name)
+  add_test(NAME check/pfc-deadlock/${name}
+           COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-output.py ${ARGN}
+           WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+  set_tests_properties(check/pfc-deadlock/${name} PROPERTIES SKIP_RETURN_CODE 77)
+endfunction()
+rocev2_add_deadlock_output_check(cycle
+  --stdout "t=0.100ms deadlock: sw4/p1/pri3 -> sw5/p2/pri3 -> sw6/p2/pri3 -> sw7/p2/pri3 -> sw4/p1/pri3"
+  --stdout "flows complete 0/4" -- ${_rocev2_deadlock} --end=5ms)
+rocev2_add_deadlock_output_check(watchdog
+  --stdout "watchdog: sw5/p2/pri3 fired after" --stdout "deadlock ended"
+  --stdout "flows complete 4/4" -- ${_rocev2_deadlock} --watchdog=1 --end=10ms)
+function(rocev2_add_deadlock_abort_check name expect)
+  _rocev2_abort_check(pfc-deadlock-${name} "${expect}" ${_rocev2_deadlock} ${ARGN})
+endfunction()
+rocev2_add_deadlock_abort_check(action "--action=pause is not drop or forward" --action=pause)
+rocev2_add_deadlock_abort_check(switches "--switches=2 must be at least 3" --switches=2)
+rocev2_add_deadlock_abort_check(hops "--hops=4 out of range 1..3" --hops=4)
+rocev2_add_deadlock_abort_check(timeout "--timeout=0ms must be positive" --timeout=0ms)
+rocev2_add_deadlock_abort_check(detector-interval "RoceDeadlockDetector: Interval=+0ns must be positive"
+  --ns3::RoceDeadlockDetector::Interval=0s)

@@ -55,6 +55,9 @@ cpp_examples = [
     ("rocev2-hpcc-compat --config=examples/hpcc/config-tiny.txt --quiet", "True", "False"),
     ("rocev2-hpcc-compat --topology=examples/hpcc/tiny-topology.txt --flows=examples/hpcc/tiny-flows.txt --cc=hpcc --quiet", "True", "False"),
     ("rocev2-hpcc-compat --topology=examples/hpcc/tiny-topology.txt --load=0.5 --duration=300us --cc=dctcp --monitor=rocev2-hpcc-compat-mon --quiet", "True", "False"),
+    ("rocev2-pfc-deadlock --end=5ms", "True", "False"),
+    ("rocev2-pfc-deadlock --watchdog=1 --end=10ms", "True", "False"),
+    ("rocev2-pfc-deadlock --watchdog=1 --action=forward --end=10ms", "True", "False"),
 ]
 
 # A list of Python examples to run in order to ensure that they remain

@@ -101,7 +101,9 @@ RoceEgressQueueDisc::GetTypeId()
                             MakeTraceSourceAccessor(&RoceEgressQueueDisc::m_markTrace),
                             "ns3::RoceEgressQueueDisc::PacketTracedCallback")
             .AddTraceSource("Drop",
-                            "The shared buffer refused a frame; the reason is the MMU's.",
+                            "A frame was dropped: the shared buffer refused it (the MMU's "
+                            "reason), or its port's PFC watchdog flushed or refused it "
+                            "(pfc-watchdog).",
                             MakeTraceSourceAccessor(&RoceEgressQueueDisc::m_dropTrace),
                             "ns3::RoceEgressQueueDisc::DropTracedCallback");
     return tid;

@@ -15,6 +15,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -53,7 +54,8 @@ namespace ns3
  * re-serialising its headers.
  *
  * Trace sources: Enqueue and Dequeue (packet, priority), Mark (packet,
- * priority) and Drop (packet, priority, reason; the reasons are the MMU's).
+ * priority) and Drop (packet, priority, reason: the MMU's, or "pfc-watchdog"
+ * for what a PFC watchdog flushes or refuses, see RoceSwitchPort).
  */
 class RoceEgressQueueDisc : public Object
 {
@@ -85,7 +87,7 @@ class RoceEgressQueueDisc : public Object
      * TracedCallback signature of Drop.
      * \param packet the frame
      * \param priority its priority
-     * \param reason why (the MMU's reason)
+     * \param reason why (the MMU's reason, or "pfc-watchdog")
      */
     typedef void (*DropTracedCallback)(Ptr<const Packet> packet,
                                        uint8_t priority,
@@ -188,6 +190,48 @@ class RoceEgressQueueDisc : public Object
         return false;
     }
 
+    /** \return bit p set while priority p holds a packet */
+    uint8_t GetBackloggedMask() const;
+
+    /**
+     * \brief Drop every packet queued in one priority (a PFC watchdog's
+     * flush): each is counted as a drop of the priority, fires the Drop trace
+     * with the reason, and gives its bytes back to the MMU at its ingress PG
+     * (which may send XON upstream).
+     * \param priority the priority
+     * \param reason the drop reason
+     * \return the packets and bytes dropped
+     */
+    std::pair<uint32_t, uint64_t> Flush(uint8_t priority, const char* reason);
+
+    /**
+     * \brief Drop a packet before admission (it was never counted by the
+     * MMU): count it as a drop of its priority and fire the Drop trace.
+     * \param p the packet
+     * \param priority its priority
+     * \param reason why
+     */
+    void DropArrival(Ptr<const Packet> p, uint8_t priority, const char* reason);
+
+    /**
+     * \brief Scan one priority for packets that entered the switch on a
+     * port. Linear in the queue; for diagnostics (deadlock detection), never
+     * called on the packet path.
+     * \param ingress the ingress port index
+     * \param priority the priority
+     * \return true if the priority holds at least one packet from that port
+     */
+    bool HoldsFrameFrom(uint16_t ingress, uint8_t priority) const;
+
+    /**
+     * \brief The distinct ingress ports of the packets queued in one
+     * priority, in increasing order. One linear scan; for diagnostics, never
+     * called on the packet path.
+     * \param priority the priority
+     * \param ports receives the port indices (cleared first)
+     */
+    void CollectIngressPorts(uint8_t priority, std::vector<uint16_t>& ports) const;
+
     /** \param priority a priority \return the most bytes ever queued in it */
     uint64_t GetMaxQueueBytes(uint8_t priority) const;
     /** \param priority a priority \return ECN marks made in it */
@@ -244,6 +288,12 @@ class RoceEgressQueueDisc : public Object
         Entry& Front()
         {
             return m_slots[m_head];
+        }
+
+        /** \param i an index below Size() \return the i-th oldest entry */
+        const Entry& At(uint32_t i) const
+        {
+            return m_slots[(m_head + i) & m_mask];
         }
 
         /** \return a slot at the tail for a new entry; it counts as queued */

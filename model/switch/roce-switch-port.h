@@ -5,8 +5,11 @@
 #define ROCE_SWITCH_PORT_H
 
 #include "roce-egress-queue-disc.h"
+#include "roce-pfc-watchdog.h"
 
 #include "ns3/roce-pfc-net-device.h"
+
+#include <memory>
 
 namespace ns3
 {
@@ -23,6 +26,24 @@ class RoceSwitch;
  * priorities the downstream device paused. The queue disc is the Pointer
  * attribute EgressQueueDisc, so
  * /NodeList/N/DeviceList/D/$ns3::RoceSwitchPort/EgressQueueDisc/... reaches it.
+ *
+ * PFC watchdog: the Pointer attribute PfcWatchdog (a RocePfcWatchdog, made
+ * on first use; off unless its Enabled attribute is true). When the peer
+ * pauses a priority, an enabled port starts a check timer (the watchdog's
+ * Interval) that runs while any priority of the port is paused; checks fall
+ * on a grid whose phase is fixed per (node, port), like free-running
+ * hardware timers, so ports paused together do not fire in lockstep. A
+ * queue paused with frames for the watchdog's Timeout (detected within one
+ * Interval after) is stalled: the port stops honouring the pause on it for
+ * RecoveryTime and, with the Drop action (the default), flushes it and drops
+ * what arrives for it meanwhile (drop reason "pfc-watchdog", MMU accounting
+ * released exactly, so the switch's own XOFF upstream is released as its
+ * buffer drains); with the Forward action it sends the queue's frames
+ * despite the pause. Then it honours the pause again; a queue still paused
+ * with frames stalls anew, so a storm that persists fires again one timeout
+ * later. Trace sources PfcWatchdogTrigger and PfcWatchdogRestore, counters
+ * in GetPfcWatchdogStats(), an NS_LOG_WARN on each trigger. A port whose
+ * watchdog is off schedules nothing and pays one branch per frame.
  */
 class RoceSwitchPort : public RocePfcNetDevice
 {
@@ -61,12 +82,48 @@ class RoceSwitchPort : public RocePfcNetDevice
      */
     bool Enqueue(Ptr<Packet> p, uint16_t ingress, uint8_t priority, bool ect, bool intRequest);
 
+    static constexpr const char* DROP_PFC_WATCHDOG =
+        "pfc-watchdog"; //!< flushed or refused by the PFC watchdog
+
+    /**
+     * TracedCallback signature of PfcWatchdogTrigger.
+     * \param priority the queue's priority
+     * \param stalled how long it had been paused with frames
+     */
+    typedef void (*PfcWatchdogTriggerCallback)(uint8_t priority, Time stalled);
+
+    /**
+     * TracedCallback signature of PfcWatchdogRestore.
+     * \param priority the queue's priority
+     */
+    typedef void (*PfcWatchdogRestoreCallback)(uint8_t priority);
+
+    /**
+     * \return the port's PFC watchdog (the PfcWatchdog attribute), made now
+     * if it does not exist yet
+     */
+    Ptr<RocePfcWatchdog> GetPfcWatchdog() const;
+
+    /**
+     * \brief Give the port its own PFC watchdog (the PfcWatchdog attribute).
+     * \param watchdog the watchdog; aborts if it already serves another port
+     */
+    void SetPfcWatchdog(Ptr<RocePfcWatchdog> watchdog);
+
+    /** \return the PFC watchdog's counters (all zero if it never ran) */
+    RocePfcWatchdog::Stats GetPfcWatchdogStats() const;
+
+    /** \return bit p set while the watchdog holds priority p in recovery */
+    uint8_t GetPfcWatchdogRecoveryMask() const;
+
   protected:
     void DoDispose() override;
     Ptr<Packet> DequeueData(uint8_t pausedMask) override;
     void ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame) override;
     /** \return true: a dead port drops what is queued to it */
     bool DropsWhenLinkDown() const override;
+    void NotifyPause(uint8_t priority) override;
+    void NotifyResume(uint8_t priority) override;
 
   private:
     /**
@@ -80,9 +137,35 @@ class RoceSwitchPort : public RocePfcNetDevice
      */
     void StampInt(Ptr<Packet> p, uint8_t priority);
 
+    /** \brief The watchdog's check timer: fire on the stalled queues. */
+    void WatchdogCheck();
+    /** \brief Start the check timer unless it runs. */
+    void WatchdogArm();
+    /** \brief The watchdog fired on a queue: act. \param priority the queue */
+    void WatchdogTrigger(uint8_t priority);
+    /** \brief A queue's recovery time is over. \param priority the queue */
+    void WatchdogRestore(uint8_t priority);
+    /**
+     * \brief Drop a frame that arrived for a queue the watchdog drops.
+     * \param p the frame \param priority its queue
+     */
+    void WatchdogDropArrival(Ptr<Packet> p, uint8_t priority);
+
     RoceSwitch* m_switch{nullptr};
     uint32_t m_index{0};
     Ptr<RoceEgressQueueDisc> m_qdisc;
+
+    // Read per frame: zero unless the watchdog holds a queue in recovery.
+    uint8_t m_wdIgnoreMask{0}; //!< pauses not honoured (queues in recovery)
+    uint8_t m_wdDropMask{0};   //!< queues whose arrivals are dropped (Drop action)
+
+    mutable Ptr<RocePfcWatchdog> m_watchdog;    //!< made on first use (GetPfcWatchdog)
+    bool m_wdDefaultRead{false};                //!< the Enabled default was read at a pause
+    struct WatchdogTimers;                      //!< made when the watchdog is first armed
+    std::unique_ptr<WatchdogTimers> m_wdTimers; //!< its check and restore events
+
+    TracedCallback<uint8_t, Time> m_wdTriggerTrace; //!< the watchdog fired
+    TracedCallback<uint8_t> m_wdRestoreTrace;       //!< a recovery ended
 
   protected:
     /**
