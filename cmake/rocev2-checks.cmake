@@ -161,6 +161,30 @@ rocev2_add_victim_abort_check(victim-leaf-senders
   "--victim-leaf-senders must be at least 1" --victim-leaf-senders=0)
 rocev2_add_victim_abort_check(victim-cc "unknown congestion control 'cubic'" --cc=cubic)
 
+# Input to the load-balancing example: the example, RoceSwitch and
+# RoceQueuePair name the attribute and the value.
+set(_rocev2_lb ${CMAKE_BINARY_DIR}/examples/rocev2-load-balancing)
+function(rocev2_add_lb_abort_check name expect)
+  _rocev2_abort_check(lb-${name} "${expect}" ${_rocev2_lb} --messages=1 --size=4KiB ${ARGN})
+endfunction()
+rocev2_add_lb_abort_check(lb-unknown
+  "--lb=ecmp2 is unknown (known: ecmp, flowlet, spray, adaptive, te)" --lb=ecmp2)
+rocev2_add_lb_abort_check(flowlet-choice
+  "RoceSwitch: FlowletChoice=random is unknown (known: hash, least-loaded)"
+  --lb=flowlet --flowlet-choice=random)
+rocev2_add_lb_abort_check(spray-mode
+  "RoceSwitch: SprayMode=hash is unknown (known: random, round-robin)" --lb=spray --spray-mode=hash)
+rocev2_add_lb_abort_check(flowlet-table-zero
+  "RoceSwitch: FlowletTableSize=0 out of range 1..16777216 slots" --lb=flowlet --flowlet-table=0)
+rocev2_add_lb_abort_check(flowlet-gap-zero "RoceSwitch: FlowletGap=+0us must be positive"
+  --lb=flowlet --flowlet-gap=0us)
+rocev2_add_lb_abort_check(flowlet-gap-unit "--flowlet-gap=256 is not a time (e.g. 10us)"
+  --flowlet-gap=256)
+rocev2_add_lb_abort_check(receive-window-large
+  "RoceQueuePair: ReceiveWindow=70000 out of range 0..65536 packets" --receive-window=70000)
+rocev2_add_lb_abort_check(receive-window-garbage
+  "--receive-window=many is not a packet count or auto" --receive-window=many)
+
 # Input to the AI Zone example: the helper and the example name what is wrong.
 set(_rocev2_zone ${CMAKE_BINARY_DIR}/examples/rocev2-ai-zone-topology)
 function(rocev2_add_zone_abort_check name expect)

@@ -65,7 +65,7 @@ RoceSwitch::GetTypeId()
                           "Gb/s, 3.2 MB at 100 Gb/s.",
                           TimeValue(MicroSeconds(256)),
                           MakeTimeAccessor(&RoceSwitch::SetFlowletGap, &RoceSwitch::GetFlowletGap),
-                          MakeTimeChecker())
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("FlowletTableSize",
                           "Flowlet switching: slots of the flowlet table (indexed by flow "
                           "hash; flows that share a slot evict each other), 1..2^24.",
