@@ -118,6 +118,13 @@ add_test(NAME check/deterministic/incast
          COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-deterministic.py
                  ${CMAKE_BINARY_DIR}/examples/rocev2-incast --senders=16 --size=300000 --buffer=2)
 
+# Packet spraying draws a port per packet from the switches' random streams
+# (RoceSwitch::AssignStreams): the same seed gives the same output.
+add_test(NAME check/deterministic/load-balancing-spray
+         COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-deterministic.py
+                 ${CMAKE_BINARY_DIR}/examples/rocev2-load-balancing --lb=spray --messages=2
+                 --size=64KiB)
+
 # The examples' scheduler (RoceExampleArgs::UseFastScheduler) changes no
 # result: with DCQCN's ECN coins, PFC and timers the JSON is the same under
 # ns-3's default MapScheduler and under CalendarScheduler. Not under
