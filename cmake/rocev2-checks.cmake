@@ -166,6 +166,13 @@ add_test(NAME check/deterministic/incast
          COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-deterministic.py
                  ${CMAKE_BINARY_DIR}/examples/rocev2-incast --senders=16 --size=300000 --buffer=2)
 
+# Packet spraying draws a port per packet from the switches' random streams
+# (RoceSwitch::AssignStreams): the same seed gives the same output.
+add_test(NAME check/deterministic/load-balancing-spray
+         COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-deterministic.py
+                 ${CMAKE_BINARY_DIR}/examples/rocev2-load-balancing --lb=spray --messages=2
+                 --size=64KiB)
+
 # The examples' scheduler (RoceExampleArgs::UseFastScheduler) changes no
 # result: with DCQCN's ECN coins, PFC and timers the JSON is the same under
 # ns-3's default MapScheduler and under CalendarScheduler. Not under
@@ -208,6 +215,30 @@ endfunction()
 rocev2_add_victim_abort_check(victim-leaf-senders
   "--victim-leaf-senders must be at least 1" --victim-leaf-senders=0)
 rocev2_add_victim_abort_check(victim-cc "unknown congestion control 'cubic'" --cc=cubic)
+
+# Input to the load-balancing example: the example, RoceSwitch and
+# RoceQueuePair name the attribute and the value.
+set(_rocev2_lb ${CMAKE_BINARY_DIR}/examples/rocev2-load-balancing)
+function(rocev2_add_lb_abort_check name expect)
+  _rocev2_abort_check(lb-${name} "${expect}" ${_rocev2_lb} --messages=1 --size=4KiB ${ARGN})
+endfunction()
+rocev2_add_lb_abort_check(lb-unknown
+  "--lb=ecmp2 is unknown (known: ecmp, flowlet, spray, adaptive, te)" --lb=ecmp2)
+rocev2_add_lb_abort_check(flowlet-choice
+  "RoceSwitch: FlowletChoice=random is unknown (known: hash, least-loaded)"
+  --lb=flowlet --flowlet-choice=random)
+rocev2_add_lb_abort_check(spray-mode
+  "RoceSwitch: SprayMode=hash is unknown (known: random, round-robin)" --lb=spray --spray-mode=hash)
+rocev2_add_lb_abort_check(flowlet-table-zero
+  "RoceSwitch: FlowletTableSize=0 out of range 1..16777216 slots" --lb=flowlet --flowlet-table=0)
+rocev2_add_lb_abort_check(flowlet-gap-zero "RoceSwitch: FlowletGap=+0us must be positive"
+  --lb=flowlet --flowlet-gap=0us)
+rocev2_add_lb_abort_check(flowlet-gap-unit "--flowlet-gap=256 is not a time (e.g. 10us)"
+  --flowlet-gap=256)
+rocev2_add_lb_abort_check(receive-window-large
+  "RoceQueuePair: ReceiveWindow=70000 out of range 0..65536 packets" --receive-window=70000)
+rocev2_add_lb_abort_check(receive-window-garbage
+  "--receive-window=many is not a packet count or auto" --receive-window=many)
 
 # Input to the AI Zone example: the helper and the example name what is wrong.
 set(_rocev2_zone ${CMAKE_BINARY_DIR}/examples/rocev2-ai-zone-topology)

@@ -252,6 +252,15 @@ RoceSwitchHelper::AssignStreams(int64_t stream)
             used += sw->GetPort(p)->GetQueueDisc()->AssignStreams(stream + used);
         }
     }
+    // Then each switch's packet-spraying stream (after the ports' streams,
+    // which keep the numbers they had before spraying existed).
+    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
+    {
+        if (Ptr<RoceSwitch> sw = (*it)->GetObject<RoceSwitch>())
+        {
+            used += sw->AssignStreams(stream + used);
+        }
+    }
     return used;
 }
 

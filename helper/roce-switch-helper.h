@@ -102,8 +102,8 @@ class RoceSwitchHelper
 
     /**
      * \brief Fix the random streams of every switch (the RED marking coins of
-     * their egress queue discs), in node order, so that runs in one process
-     * repeat exactly.
+     * their egress queue discs, then each switch's packet-spraying stream),
+     * in node order, so that runs in one process repeat exactly.
      * \param stream first stream index
      * \return the number of streams used
      */

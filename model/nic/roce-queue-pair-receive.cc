@@ -6,6 +6,7 @@
 // (responder), and the ACKs the responder sends back from its header template.
 
 #include "roce-net-device.h"
+#include "roce-queue-pair-reorder.h"
 #include "roce-queue-pair.h"
 
 #include "ns3/packet.h"
@@ -20,6 +21,26 @@
 
 namespace ns3
 {
+
+namespace
+{
+/**
+ * \param p a received data packet, BTH removed (RETH, payload, pad and ICRC left)
+ * \param op its BTH opcode
+ * \param pad its BTH pad count
+ * \return its payload bytes
+ */
+inline uint32_t
+ReceivedPayload(const Packet& p, uint8_t op, uint8_t pad)
+{
+    uint32_t payload = p.GetSize() - RoceIcrcTrailer::SIZE - pad;
+    if (op == RoceBthHeader::WRITE_FIRST || op == RoceBthHeader::WRITE_ONLY)
+    {
+        payload -= RoceRethHeader::SIZE;
+    }
+    return payload;
+}
+} // namespace
 
 bool
 RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntRecord>* ints)
@@ -167,10 +188,16 @@ RoceQueuePair::ReceiveData(Ptr<Packet> p,
             m_nic->SendCnp(this);
         }
     }
-    int32_t d = RocePsn::Diff(bth.GetPsn(), RocePsn::ToWire(m_rcvNxt));
+    uint32_t psn = bth.GetPsn();
+    int32_t d = RocePsn::Diff(psn, RocePsn::ToWire(m_rcvNxt));
     if (d > 0)
     {
         ++m_stats.outOfOrderReceived;
+        if (m_reorder && m_reorder->InWindow(static_cast<uint32_t>(d)))
+        {
+            HoldOutOfOrder(p, bth, static_cast<uint32_t>(d));
+            return;
+        }
         if (!m_nakSent)
         {
             m_nakSent = true;
@@ -201,7 +228,7 @@ RoceQueuePair::ReceiveData(Ptr<Packet> p,
     m_rcvMessageBytes += payload;
     if (Traces* t = m_traces.Get())
     {
-        t->deliver(bth.GetPsn(), payload);
+        t->deliver(psn, payload);
     }
     bool last = RoceBthHeader::IsLast(op);
     if (last)
@@ -213,9 +240,58 @@ RoceQueuePair::ReceiveData(Ptr<Packet> p,
             t->messageReceived(m_rcvMessageBytes, m_rcvMsn);
         }
     }
+    if (m_reorder && m_reorder->Has(m_rcvNxt))
+    {
+        DeliverHeld();
+        last = true; // acknowledge everything delivered, at once
+    }
     if (last || bth.GetAckReq() || ++m_unackedPackets >= m_ackInterval)
     {
         SendAck(false, m_rcvNxt - 1);
+    }
+}
+
+void
+RoceQueuePair::DeliverHeld()
+{
+    // Selective repeat: the gap before the held packets filled. Deliver them
+    // in order, as the in-order path above does, up to the next gap.
+    do
+    {
+        uint32_t psn = RocePsn::ToWire(m_rcvNxt);
+        RoceReorderWindow::Held h = m_reorder->Take(m_rcvNxt);
+        if (RoceBthHeader::IsFirst(h.opcode))
+        {
+            m_rcvMessageBytes = 0;
+        }
+        ++m_rcvNxt;
+        m_stats.bytesDelivered += h.payload;
+        m_rcvMessageBytes += h.payload;
+        if (Traces* t = m_traces.Get())
+        {
+            t->deliver(psn, h.payload);
+        }
+        if (RoceBthHeader::IsLast(h.opcode))
+        {
+            m_rcvMsn = (m_rcvMsn + 1) & 0xFFFFFF;
+            ++m_stats.messagesReceived;
+            if (Traces* t = m_traces.Get())
+            {
+                t->messageReceived(m_rcvMessageBytes, m_rcvMsn);
+            }
+        }
+    } while (m_reorder->Has(m_rcvNxt));
+}
+
+void
+RoceQueuePair::HoldOutOfOrder(Ptr<Packet> p, const RoceBthHeader& bth, uint32_t ahead)
+{
+    RoceReorderWindow::Held h;
+    h.opcode = bth.GetOpcode();
+    h.payload = ReceivedPayload(*p, h.opcode, bth.GetPadCount());
+    if (!m_reorder->Insert(m_rcvNxt + ahead, h))
+    {
+        ++m_stats.duplicatesReceived; // already held: a retransmission
     }
 }
 

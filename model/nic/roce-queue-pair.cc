@@ -4,6 +4,7 @@
 #include "roce-queue-pair.h"
 
 #include "roce-net-device.h"
+#include "roce-queue-pair-reorder.h"
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
@@ -72,6 +73,17 @@ RoceQueuePair::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&RoceQueuePair::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1, 65536))
+            .AddAttribute("ReceiveWindow",
+                          "Receiver's handling of out-of-order packets. 0: go-back-N, packets "
+                          "are accepted in PSN order only and a gap is NAK'd. N > 0 "
+                          "(1..65536): selective repeat, a packet up to N PSNs ahead of the "
+                          "expected one is held without a NAK and the cumulative ACK jumps "
+                          "over it once the gap fills; only packets beyond the window are "
+                          "NAK'd. Per-packet spraying and per-packet adaptive routing need it.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceQueuePair::SetReceiveWindow,
+                                               &RoceQueuePair::GetReceiveWindow),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("MaxInflightPackets",
                           "Most packets sent and not yet acknowledged (below 2^23 so "
                           "24-bit PSNs stay unambiguous).",
@@ -233,6 +245,29 @@ RoceQueuePair::Post(uint64_t bytes, bool write, CompletionCallback cb)
     m_messages.push_back(m);
     m_nic->NotifyQpReady(this);
     return m.id;
+}
+
+void
+RoceQueuePair::SetReceiveWindow(uint32_t packets)
+{
+    NS_ABORT_MSG_IF(packets > MAX_RECEIVE_WINDOW,
+                    "RoceQueuePair: ReceiveWindow=" << packets << " out of range 0.."
+                                                    << MAX_RECEIVE_WINDOW << " packets");
+    NS_ABORT_MSG_IF(m_state != RESET, "RoceQueuePair: ReceiveWindow cannot change once connected");
+    if (packets == 0)
+    {
+        m_reorder.reset();
+    }
+    else
+    {
+        m_reorder = std::make_unique<RoceReorderWindow>(packets);
+    }
+}
+
+uint32_t
+RoceQueuePair::GetReceiveWindow() const
+{
+    return m_reorder ? m_reorder->GetWindow() : 0;
 }
 
 uint32_t

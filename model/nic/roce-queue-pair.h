@@ -24,6 +24,7 @@ namespace ns3
 
 class Packet;
 class RoceNetDevice;
+class RoceReorderWindow;
 class RoceBthHeader;
 class RoceAethHeader;
 
@@ -51,10 +52,15 @@ struct RoceCompletion
  * recovers tail loss, and after RetryCount expiries without progress the QP
  * enters the error state, fails its messages and stops.
  *
- * Receiver: accepts packets in PSN order only, coalesces ACKs (one per
- * AckInterval packets, and always at the end of a message), sends one NAK per
- * gap, re-acknowledges duplicates, and reports CE marks to its congestion
- * control, which decides whether to send a CNP.
+ * Receiver: by default accepts packets in PSN order only (go-back-N),
+ * coalesces ACKs (one per AckInterval packets, and always at the end of a
+ * message), sends one NAK per gap, re-acknowledges duplicates, and reports CE
+ * marks to its congestion control, which decides whether to send a CNP. With
+ * a ReceiveWindow of N > 0 packets it repeats selectively instead: a packet
+ * up to N PSNs ahead of the expected one is held (RoceReorderWindow) without
+ * a NAK, and the cumulative ACK jumps over the held packets once the gap
+ * before them fills; only a packet beyond the window is NAK'd. Per-packet
+ * spraying and per-packet adaptive routing reorder packets and need it.
  */
 class RoceQueuePair : public Object, private RoceCcRateListener
 {
@@ -66,6 +72,9 @@ class RoceQueuePair : public Object, private RoceCcRateListener
         RTS,   //!< connected: ready to send and receive
         ERROR, //!< retries exhausted; nothing more is sent
     };
+
+    /** Largest ReceiveWindow, in packets. */
+    static constexpr uint32_t MAX_RECEIVE_WINDOW = 65536;
 
     /** Completion callback. */
     typedef Callback<void, const RoceCompletion&> CompletionCallback;
@@ -198,6 +207,16 @@ class RoceQueuePair : public Object, private RoceCcRateListener
      */
     void SetQpn(uint32_t qpn);
 
+    /**
+     * \brief Set the selective-repeat receive window (ReceiveWindow attribute).
+     * \param packets 0 for go-back-N, else how many packets ahead of the
+     *        expected PSN the receiver holds (1..65536); checked
+     */
+    void SetReceiveWindow(uint32_t packets);
+
+    /** \return the ReceiveWindow attribute (0: go-back-N) */
+    uint32_t GetReceiveWindow() const;
+
     /** \return the PSN of this QP's first packet (InitialPsn attribute) */
     uint32_t GetInitialPsn() const;
 
@@ -310,6 +329,18 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     /** \brief Enter the error state and fail every message. */
     void EnterError();
     /**
+     * \brief Selective repeat: the packet that filled a gap was delivered;
+     * deliver the packets held behind it, up to the next gap.
+     */
+    void DeliverHeld();
+    /**
+     * \brief Selective repeat: hold a packet that arrived ahead of a gap.
+     * \param p the packet, BTH removed
+     * \param bth its BTH
+     * \param ahead how many PSNs it is ahead of the expected one (within the window)
+     */
+    void HoldOutOfOrder(Ptr<Packet> p, const RoceBthHeader& bth, uint32_t ahead);
+    /**
      * \brief Send an ACK or NAK.
      * \param nak true for a NAK
      * \param psnSeq the sequence number it names
@@ -388,6 +419,10 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     uint32_t m_unackedPackets{0};
     uint64_t m_rcvMessageBytes{0};
     std::vector<RoceIntRecord> m_intEcho; //!< INT of the last data packet, for the next ACK
+
+    // Selective repeat (ReceiveWindow > 0), null for go-back-N: a queue pair
+    // that does not use it pays one pointer, and one null test per packet.
+    std::unique_ptr<RoceReorderWindow> m_reorder;
 
     // Allocated on the first packet: a queue pair that never sends pays one pointer.
     std::unique_ptr<HeaderTemplates> m_headers; //!< header templates, null until needed

@@ -4,22 +4,27 @@
 #ifndef ROCE_SWITCH_H
 #define ROCE_SWITCH_H
 
+#include "roce-flow-pin-table.h"
+#include "roce-flowlet-table.h"
 #include "roce-route-table.h"
 #include "roce-shared-buffer-mmu.h"
 #include "roce-switch-port.h"
 
 #include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <string>
 #include <vector>
 
 namespace ns3
 {
 
 class Node;
+class UniformRandomVariable;
 
 /**
  * \ingroup rocev2
@@ -33,6 +38,17 @@ class Node;
  * 5-tuple (plus the destination QP with E-ECMP) and this switch's seed, and
  * enqueues the frame on that port's RoceEgressQueueDisc, which asks the
  * RoceSharedBufferMmu for admission. No header is rewritten.
+ *
+ * Load balancing beyond ECMP (the LoadBalancing attribute) replaces the hash
+ * choice within the group: "flowlet" keeps a flow on its port while its
+ * packets follow each other within FlowletGap and lets a new flowlet take a
+ * new port (RoceFlowletTable; FlowletChoice "hash" or "least-loaded"),
+ * "spray" picks a port per packet (SprayMode "random" or "round-robin"),
+ * "adaptive" sends each packet to the group's port with the fewest bytes
+ * queued in the packet's priority. Per-flow pinned entries
+ * (AddPinnedRoute, installed by RoceTeHelper) are consulted before the
+ * prefix table. With "ecmp" and no pinned entry, forwarding costs what it
+ * did without these features: one more predictable branch per packet.
  *
  * The MMU decides PFC and the switch acts on it: the switch gives the MMU a
  * PFC callback, and when a (port, PG) crosses into XOFF or back to XON the
@@ -48,6 +64,22 @@ class RoceSwitch : public Object
   public:
     static constexpr const char* DROP_NO_ROUTE = "no-route"; //!< no forwarding entry
     static constexpr const char* DROP_NOT_IPV4 = "not-ipv4"; //!< not an IPv4 frame
+
+    /** How a switch chooses among the ports of an ECMP group (LoadBalancing attribute). */
+    enum LoadBalancing : uint8_t
+    {
+        LB_ECMP,     //!< "ecmp": flow hash, one port per flow
+        LB_FLOWLET,  //!< "flowlet": a new choice after an idle gap
+        LB_SPRAY,    //!< "spray": a choice per packet, random or round robin
+        LB_ADAPTIVE, //!< "adaptive": the least-loaded port, per packet
+    };
+
+    /**
+     * TracedCallback signature of NewFlowlet.
+     * \param flowHash the flow's ECMP hash
+     * \param port the egress port the new flowlet takes
+     */
+    typedef void (*NewFlowletTracedCallback)(uint64_t flowHash, uint32_t port);
 
     /**
      * \brief Get the type ID.
@@ -118,6 +150,79 @@ class RoceSwitch : public Object
     uint32_t GetEcmpSeedAttribute() const;
 
     /**
+     * \brief Select the load balancing by name (LoadBalancing attribute).
+     * \param name "ecmp", "flowlet", "spray" or "adaptive"; other names abort
+     */
+    void SetLoadBalancing(const std::string& name);
+
+    /** \return the LoadBalancing attribute */
+    std::string GetLoadBalancing() const;
+
+    /** \return the load balancing mode */
+    LoadBalancing GetLoadBalancingMode() const;
+
+    /** \return the names LoadBalancing accepts */
+    static std::vector<std::string> GetLoadBalancingNames();
+
+    /** \param gap the FlowletGap attribute (> 0) */
+    void SetFlowletGap(Time gap);
+
+    /** \return the FlowletGap attribute */
+    Time GetFlowletGap() const;
+
+    /** \param size the FlowletTableSize attribute (1..2^24 slots) */
+    void SetFlowletTableSize(uint32_t size);
+
+    /** \return the FlowletTableSize attribute */
+    uint32_t GetFlowletTableSize() const;
+
+    /** \param name the FlowletChoice attribute: "hash" or "least-loaded" */
+    void SetFlowletChoice(const std::string& name);
+
+    /** \return the FlowletChoice attribute */
+    std::string GetFlowletChoice() const;
+
+    /** \param name the SprayMode attribute: "random" or "round-robin" */
+    void SetSprayMode(const std::string& name);
+
+    /** \return the SprayMode attribute */
+    std::string GetSprayMode() const;
+
+    /**
+     * \brief Pin a flow to an egress port: its frames leave by that port
+     * whatever the route table, ECMP or load balancing would choose.
+     * \param key the flow (source and destination address, UDP ports,
+     *        destination QP)
+     * \param port the egress port index; must exist
+     */
+    void AddPinnedRoute(const RoceFlowKey& key, uint32_t port);
+
+    /** \brief Remove every pinned entry. */
+    void ClearPinnedRoutes();
+
+    /** \return number of pinned flows */
+    uint32_t GetNPinnedRoutes() const;
+
+    /**
+     * \param key a flow
+     * \return the port it is pinned to, or -1
+     */
+    int32_t GetPinnedPort(const RoceFlowKey& key) const;
+
+    /** \return frames forwarded by a pinned entry */
+    uint64_t GetPinnedFrames() const;
+
+    /** \return flowlets started (LoadBalancing "flowlet") */
+    uint64_t GetFlowletsStarted() const;
+
+    /**
+     * \brief Fix the random stream of packet spraying (SprayMode "random").
+     * \param stream the stream index
+     * \return the number of streams used (1)
+     */
+    int64_t AssignStreams(int64_t stream);
+
+    /**
      * \brief A port received a frame.
      * \param in the ingress port
      * \param p the frame
@@ -153,6 +258,30 @@ class RoceSwitch : public Object
      */
     int32_t FindGroup(uint32_t dst) const;
 
+    /**
+     * \brief The egress port when load balancing other than ECMP is selected
+     * or flows are pinned (roce-switch-lb.cc).
+     * \param frame the frame's fields
+     * \param priority its priority
+     * \return the port index, or -1 without a route
+     */
+    int32_t SelectEgressBalanced(const RoceFrame& frame, uint8_t priority);
+
+    /**
+     * \param group the ports of an ECMP group (more than one)
+     * \param priority the packet's priority
+     * \param hash where to start looking, and so how ties are broken
+     * \return the port with the fewest bytes queued in that priority; among
+     *         equals, the first from the hash's position on, in group order
+     */
+    uint32_t LeastLoaded(const std::vector<uint32_t>& group, uint8_t priority, uint64_t hash) const;
+
+    /**
+     * \brief Allocate what the selected load balancing needs (flowlet table,
+     * spray random variable) and decide whether the balanced path is taken.
+     */
+    void PrepareLoadBalancing();
+
     std::vector<Ptr<RoceSwitchPort>> m_ports;
     Ptr<RoceSharedBufferMmu> m_mmu;
     ObjectFactory m_qdiscFactory;
@@ -167,7 +296,24 @@ class RoceSwitch : public Object
     uint32_t m_nRoutes{0};
     uint64_t m_noRouteDrops{0};
 
+    // Load balancing beyond ECMP and pinned flows (roce-switch-lb.cc)
+    bool m_balanced{false}; //!< take SelectEgressBalanced: not ECMP, or flows pinned
+    LoadBalancing m_lb{LB_ECMP};
+    bool m_flowletLeastLoaded{false}; //!< FlowletChoice "least-loaded"
+    bool m_sprayRoundRobin{false};    //!< SprayMode "round-robin"
+    int64_t m_flowletGap{0};          //!< FlowletGap, time steps
+    uint32_t m_flowletTableSize{4096};
+    RoceFlowletTable m_flowlets;                //!< sized when flowlet is selected
+    RoceFlowPinTable m_pins;                    //!< pinned flows
+    std::vector<uint32_t> m_rrNext;             //!< round-robin position per ECMP group
+    std::vector<RoceEgressQueueDisc*> m_qdiscs; //!< per port, for adaptive choices
+    Ptr<UniformRandomVariable> m_sprayRng;      //!< SprayMode "random"
+    int64_t m_sprayStream{-1};                  //!< AssignStreams' stream, -1 if none
+    uint64_t m_pinnedFrames{0};
+    uint64_t m_flowletsStarted{0};
+
     TracedCallback<Ptr<const Packet>, const char*> m_dropTrace;
+    TracedCallback<uint64_t, uint32_t> m_newFlowletTrace;
 };
 
 } // namespace ns3
