@@ -265,14 +265,7 @@ RoceSwitch::SelectEgressBalanced(const RoceFrame& f, uint8_t priority)
         }
         return group[i];
     }
-    uint64_t h = RoceEcmpHash::Hash(GetEcmpSeed(),
-                                    f.srcIp,
-                                    f.dstIp,
-                                    f.sport,
-                                    f.dport,
-                                    f.ipProto,
-                                    m_useQp && f.isRoce,
-                                    f.destQp);
+    uint64_t h = FlowHash(f);
     switch (m_lb)
     {
     case LB_ADAPTIVE:

@@ -313,6 +313,19 @@ RoceSwitch::GetEcmpSeed() const
     return m_seed;
 }
 
+uint64_t
+RoceSwitch::FlowHash(const RoceFrame& f) const
+{
+    return RoceEcmpHash::Hash(GetEcmpSeed(),
+                              f.srcIp,
+                              f.dstIp,
+                              f.sport,
+                              f.dport,
+                              f.ipProto,
+                              m_useQp && f.isRoce,
+                              f.destQp);
+}
+
 int32_t
 RoceSwitch::SelectEgress(const RoceFrame& f) const
 {
@@ -326,14 +339,7 @@ RoceSwitch::SelectEgress(const RoceFrame& f) const
     {
         return group[0];
     }
-    uint64_t h = RoceEcmpHash::Hash(GetEcmpSeed(),
-                                    f.srcIp,
-                                    f.dstIp,
-                                    f.sport,
-                                    f.dport,
-                                    f.ipProto,
-                                    m_useQp && f.isRoce,
-                                    f.destQp);
+    uint64_t h = FlowHash(f);
     return group[RoceEcmpHash::Select(h, static_cast<uint32_t>(group.size()))];
 }
 

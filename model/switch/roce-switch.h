@@ -259,6 +259,13 @@ class RoceSwitch : public Object
     int32_t FindGroup(uint32_t dst) const;
 
     /**
+     * \param f a frame's fields
+     * \return its flow hash: the 5-tuple (plus the destination QP with
+     *         E-ECMP) under this switch's seed
+     */
+    uint64_t FlowHash(const RoceFrame& f) const;
+
+    /**
      * \brief The egress port when load balancing other than ECMP is selected
      * or flows are pinned (roce-switch-lb.cc).
      * \param frame the frame's fields
