@@ -277,6 +277,9 @@ rocev2_add_coll_abort_check(allgather-not-multiple
   --op=allgather --gpus=3 --sizes=1000)
 rocev2_add_coll_abort_check(qp-mode "ns3::RoceCommunicator::QpMode=xyz is not accepted (valid: split|rr)"
   --qp-mode=xyz)
+rocev2_add_coll_abort_check(background "--background=2 (must be 0 or 1)" --background=2)
+rocev2_add_coll_abort_check(background-full "--background=1 but the job takes all --fabric-gpus=16"
+  --background=1)
 
 # The fabric picture is a graph graphviz renders (k=4 fat-tree and a rail zone).
 find_program(ROCEV2_DOT dot)

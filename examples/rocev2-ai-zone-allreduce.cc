@@ -16,6 +16,14 @@
  * type, time, algbw and busbw per size, and with --json the same as {"results": [{op, algo, size,
  * time_us, algbw_gbps, busbw_gbps, spread_us, iterations}]} (Gb/s). Exits 1 if a collective did not
  * finish.
+ *
+ * With --background=1 a second job takes every GPU the first leaves free
+ * (--fabric-gpus must leave some) and runs the same operation and sizes with
+ * 4x the iterations, so it loads the fabric for the whole of the first job's
+ * run: a busy cluster. The table is the first job's.
+ *
+ *   ./rocev2 run rocev2-ai-zone-allreduce --gpus=32 --fabric-gpus=64 --uplinks=8 \
+ *       --placement=fragmented --background=1 --sizes=16M
  */
 #include "rocev2-example-args.h"
 #include "rocev2-job-run.h"
@@ -57,6 +65,7 @@ main(int argc, char* argv[])
     std::string jobFile;
     std::string json;
     std::string faults;
+    uint32_t background = 0;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("gpus", "Ranks of the job", gpus);
@@ -90,6 +99,9 @@ main(int argc, char* argv[])
                  "Run the training jobs of this JSON file instead (roce-job-helper.h); the "
                  "fabric flags --fabric-gpus, --uplinks, --channels, --chunk and --cc apply",
                  jobFile);
+    cmd.AddValue("background",
+                 "1: a second job on the GPUs left free runs the same collective meanwhile",
+                 background);
     cmd.AddValue("json", "Write the results as JSON to this file", json);
     cmd.AddValue("faults",
                  "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
@@ -167,6 +179,22 @@ main(int argc, char* argv[])
         job = place.Random(gpus, 1);
     }
 
+    NS_ABORT_MSG_IF(background > 1, "--background=" << background << " (must be 0 or 1)");
+    std::vector<uint32_t> other;
+    if (background == 1)
+    {
+        NS_ABORT_MSG_IF(place.GetNFree() == 0,
+                        "--background=1 but the job takes all --fabric-gpus=" << fabricGpus);
+        for (uint32_t g = 0; g < place.GetNGpus(); ++g)
+        {
+            if (place.IsFree(g))
+            {
+                other.push_back(g);
+            }
+        }
+        place.MarkTaken(other);
+    }
+
     RoceCollectiveHelper coll;
     coll.SetCommunicatorAttribute("QpsPerConnection", UintegerValue(qps));
     coll.SetCommunicatorAttribute("QpMode", StringValue(qpMode));
@@ -181,6 +209,12 @@ main(int argc, char* argv[])
     coll.SetAppAttribute("Warmup", UintegerValue(warmup));
     Ptr<RoceCommunicator> comm = coll.CreateCommunicator(fabric, job);
     Ptr<RoceCollectiveApp> app = coll.Install(comm, sizeList);
+    if (background == 1)
+    {
+        coll.SetAppAttribute("Iterations", UintegerValue(4 * (iters + warmup)));
+        coll.SetAppAttribute("Warmup", UintegerValue(0));
+        coll.Install(coll.CreateCommunicator(fabric, other), sizeList);
+    }
 
     std::cout << "rocev2-ai-zone-allreduce: seed " << seed << ", " << gpus << " ranks ("
               << placement << ", " << comm->GetNServers() << " servers) on " << fabric.GetNGpus()

@@ -11,6 +11,7 @@
 #include "ns3/node.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <memory>
 
 namespace ns3
@@ -49,12 +50,27 @@ RoceCommunicator::GetTypeId()
                           MakeBooleanAccessor(&RoceCommunicator::m_cts),
                           MakeBooleanChecker())
             .AddAttribute("CtsGrants",
-                          "Messages a receiving NIC has granted and not yet received, at most; "
-                          "to keep its link busy, at least 1 + RTT / (a message's serialization): "
-                          "4 for 512 KiB chunks at 400 Gb/s through a CTSW",
-                          UintegerValue(4),
+                          "Messages a receiving NIC has granted and not yet received, at most "
+                          "(CtsWindow bounds their bytes too)",
+                          UintegerValue(64),
                           MakeUintegerAccessor(&RoceCommunicator::m_ctsGrants),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("CtsWindow",
+                          "Bytes a receiving NIC has granted and not yet received: it grants "
+                          "while fewer are outstanding; to keep its link busy, at least a "
+                          "message more than the bandwidth-delay product (2 MiB: 4 chunks of "
+                          "512 KiB at 400 Gb/s through a CTSW)",
+                          UintegerValue(2u << 20),
+                          MakeUintegerAccessor(&RoceCommunicator::m_ctsWindow),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("CtsAhead",
+                          "With ClearToSend: when a message arrives and no other waits, the "
+                          "receiving NIC grants that connection's next message at once (as a "
+                          "freed receive buffer slot does), so a pipeline of chunks pays the "
+                          "grant round trip once, not per chunk",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceCommunicator::m_ctsAhead),
+                          MakeBooleanChecker())
             .AddAttribute("CtsBytes",
                           "Size of a grant message",
                           UintegerValue(64),
@@ -74,7 +90,9 @@ RoceCommunicator::RoceCommunicator()
       m_cts(false),
       m_ctsBytes(64),
       m_ctsPriority(6),
-      m_ctsGrants(4)
+      m_ctsGrants(64),
+      m_ctsWindow(2u << 20),
+      m_ctsAhead(true)
 {
     m_qpFactory.SetTypeId(RoceQueuePair::GetTypeId());
 }
@@ -263,8 +281,28 @@ RoceCommunicator::Send(uint32_t src,
     }
     const uint32_t receiver = NicNumber(dstNic);
     m.admission = receiver;
-    m_admission[receiver].waiting.push_back(
-        Waiting{conn, GetConnection(dstNic, srcNic, true), std::move(m)});
+    Connection& c = m_connections[conn];
+    if (c.held > 0)
+    {
+        // A grant ahead is here: post at once.
+        --c.held;
+        Admission& a = m_admission[receiver];
+        a.held.erase(std::find(a.held.begin(), a.held.end(), conn));
+        a.grantedBytes = a.grantedBytes + m.bytes - c.aheadBytes;
+        Post(conn, std::move(m));
+        return;
+    }
+    if (c.early.size() < c.ahead)
+    {
+        // A grant ahead is on its way: it posts this message on arrival.
+        c.early.push_back(std::move(m));
+        return;
+    }
+    const uint32_t cts = GetConnection(dstNic, srcNic, true);
+    // GetConnection may have grown m_connections: index again.
+    m_connections[conn].receiver = receiver;
+    m_connections[conn].cts = cts;
+    m_admission[receiver].waiting.push_back(Waiting{conn, cts, std::move(m)});
     Grant(receiver);
 }
 
@@ -272,11 +310,21 @@ void
 RoceCommunicator::Grant(uint32_t nic)
 {
     Admission& a = m_admission[nic];
-    while (a.granted < m_ctsGrants && !a.waiting.empty())
+    // Unused grants ahead give way to messages that wait.
+    while (Full(a) && !a.waiting.empty() && !a.held.empty())
+    {
+        Connection& c = m_connections[a.held.back()];
+        --c.held;
+        a.held.pop_back();
+        --a.granted;
+        a.grantedBytes -= c.aheadBytes;
+    }
+    while (!Full(a) && !a.waiting.empty())
     {
         Waiting w = std::move(a.waiting.front());
         a.waiting.pop_front();
         ++a.granted;
+        a.grantedBytes += w.message.bytes;
         ++m_ctsSent;
         // The grant's arrival at the sender posts the data.
         Message grant{0, m_ctsBytes, 0, 0, ArrivalCallback()};
@@ -288,11 +336,71 @@ RoceCommunicator::Grant(uint32_t nic)
     }
 }
 
+bool
+RoceCommunicator::Full(const Admission& a) const
+{
+    return a.granted >= m_ctsGrants || a.grantedBytes >= m_ctsWindow;
+}
+
+void
+RoceCommunicator::GrantAhead(uint32_t conn, uint64_t bytes)
+{
+    Connection& c = m_connections[conn];
+    Admission& a = m_admission[c.receiver];
+    if (c.ahead + c.held == 0)
+    {
+        // Grants ahead reserve the size of the message that just arrived:
+        // a pipeline's next chunk is as large.
+        c.aheadBytes = bytes;
+    }
+    while (a.waiting.empty() && !Full(a))
+    {
+        ++a.granted;
+        a.grantedBytes += c.aheadBytes;
+        ++m_ctsSent;
+        ++m_connections[conn].ahead;
+        Message grant{0, m_ctsBytes, 0, 0, ArrivalCallback()};
+        grant.grant = true;
+        grant.arrived = ArrivalCallback([this, conn](uint64_t) { AheadArrived(conn); });
+        Post(m_connections[conn].cts, std::move(grant));
+    }
+}
+
+void
+RoceCommunicator::AheadArrived(uint32_t conn)
+{
+    Connection& c = m_connections[conn];
+    --c.ahead;
+    if (!c.early.empty())
+    {
+        // The first message sent meanwhile takes the grant.
+        Message m = std::move(c.early.front());
+        c.early.pop_front();
+        Admission& a = m_admission[c.receiver];
+        a.grantedBytes = a.grantedBytes + m.bytes - c.aheadBytes;
+        Post(conn, std::move(m));
+        return;
+    }
+    const uint32_t receiver = c.receiver;
+    Admission& a = m_admission[receiver];
+    if (!a.waiting.empty())
+    {
+        // Unused and wanted elsewhere: give it back.
+        --a.granted;
+        a.grantedBytes -= c.aheadBytes;
+        Grant(receiver);
+        return;
+    }
+    ++c.held;
+    a.held.push_back(conn);
+}
+
 void
 RoceCommunicator::Post(uint32_t conn, Message m)
 {
     Connection& c = m_connections[conn];
     const uint64_t id = c.nextId++;
+    m.conn = conn;
     const uint64_t bytes = m.bytes;
     const uint32_t n = m_qpMode == SPLIT ? std::min<uint64_t>(c.senders.size(), bytes) : 1;
     m.piecesLeft = n;
@@ -343,9 +451,14 @@ RoceCommunicator::Complete(Message& m)
     if (m.admission >= 0)
     {
         --m_admission[m.admission].granted;
+        m_admission[m.admission].grantedBytes -= m.bytes;
         Grant(m.admission);
     }
     Arrive(m.dst, m.bytes, m.tag, m.arrived);
+    if (m.admission >= 0 && m_ctsAhead)
+    {
+        GrantAhead(m.conn, m.bytes);
+    }
 }
 
 void

@@ -41,10 +41,23 @@ namespace ns3
  * *Receiver-driven admission* (ClearToSend, Meta's clear-to-send): the
  * receiving NIC grants each message with a CtsBytes SEND on priority
  * CtsPriority, over a QP of its own towards the sender, and the sender
- * posts the WRITE when the grant arrives. A receiving NIC has at most
- * CtsGrants messages granted and not yet arrived; the others wait in the
- * order they were sent. A 16:1 incast then has at most CtsGrants writes on
- * the receiver's link instead of 16.
+ * posts the WRITE when the grant arrives. A receiving NIC grants while it
+ * has fewer than CtsGrants messages and CtsWindow bytes granted and not yet
+ * arrived; the others wait in the order they were sent. A 16:1 incast of
+ * 512 KiB chunks then has at most 4 writes (2 MiB) on the receiver's link
+ * instead of 16, and a pipeline of small chunks still has a
+ * bandwidth-delay product in flight.
+ *
+ * With CtsAhead (the default), a receiving NIC also grants ahead, as a
+ * collective library's receiver does when buffer slots free: when a
+ * message arrives and no other message waits, the receiver grants that
+ * connection's next messages at once, as many as CtsGrants leaves. The
+ * sender holds the grants and posts its next messages without a grant
+ * round trip, so a pipeline of chunks (a ring's steps) pays the round trip
+ * once rather than per chunk. A held grant counts against CtsGrants; when another
+ * sender's message waits and none is left, the receiver takes back an
+ * unused held grant. Without CtsAhead every message waits for its own
+ * grant, sent when the sender has the message.
  *
  * `arrived(tag)` runs when the last byte is at the destination: the
  * receiving QP's MessageReceived (pieces counted per message) or the
@@ -151,6 +164,7 @@ class RoceCommunicator : public Object
         ArrivalCallback arrived; //!< completion
         int64_t admission{-1};   //!< receiving NIC's admission queue (ClearToSend), or -1
         bool grant{false};       //!< a CTS, not data: counted nowhere
+        uint32_t conn{0};        //!< the connection it is posted on
     };
 
     /** A message waiting for its receiver's grant. */
@@ -166,6 +180,8 @@ class RoceCommunicator : public Object
     {
         std::deque<Waiting> waiting; //!< in sending order
         uint32_t granted{0};         //!< granted and not yet arrived
+        uint64_t grantedBytes{0};    //!< their bytes (grants ahead: as reserved)
+        std::vector<uint32_t> held;  //!< connections holding an unused grant ahead
     };
 
     /** The QPs between two NICs and what is in flight on them. */
@@ -177,6 +193,12 @@ class RoceCommunicator : public Object
         std::unordered_map<uint64_t, Message> messages; //!< in flight, by id
         uint64_t nextId{0};                             //!< next message id
         uint32_t nextQp{0};                             //!< round-robin cursor
+        uint32_t receiver{0};      //!< the destination NIC's number (ClearToSend)
+        uint32_t cts{0};           //!< the grant connection back to the source (ClearToSend)
+        uint32_t held{0};          //!< grants ahead arrived and unused (ClearToSend)
+        uint32_t ahead{0};         //!< grants ahead on their way (ClearToSend)
+        uint64_t aheadBytes{0};    //!< bytes each grant ahead reserves (ClearToSend)
+        std::deque<Message> early; //!< sent while grants ahead travel, at most ahead
     };
 
     /** \return the NIC's small number */
@@ -190,6 +212,15 @@ class RoceCommunicator : public Object
     void Post(uint32_t conn, Message m);
     /** \brief Grant what a receiving NIC may take now. */
     void Grant(uint32_t nic);
+    /** \param a a receiving NIC's grants \return whether it may grant no more now */
+    bool Full(const Admission& a) const;
+    /**
+     * \brief Grant a connection's next messages ahead (CtsAhead).
+     * \param conn data connection \param bytes size of the message that arrived
+     */
+    void GrantAhead(uint32_t conn, uint64_t bytes);
+    /** \brief A grant ahead reached the sender. \param conn data connection */
+    void AheadArrived(uint32_t conn);
     /** \brief A message arrived in full. */
     void Complete(Message& m);
     /** \brief A receiving QP got a whole message. */
@@ -205,6 +236,8 @@ class RoceCommunicator : public Object
     uint32_t m_ctsBytes;
     uint8_t m_ctsPriority;
     uint32_t m_ctsGrants;
+    uint64_t m_ctsWindow;
+    bool m_ctsAhead;
     std::vector<Admission> m_admission; //!< by NIC number
     uint64_t m_ctsSent{0};
     ObjectFactory m_qpFactory;

@@ -206,8 +206,10 @@ class ClearToSendTestCase : public TestCase
         Simulator::Run();
         NS_TEST_EXPECT_MSG_EQ(m_arrived, 16u * 8, "every chunk arrived, cts=" << cts);
         NS_TEST_EXPECT_MSG_EQ(comm->GetBytesReceived(0), 16u * 8 * 256 * 1024, "bytes");
+        // One grant per chunk, and once no chunk waits, a few grants ahead.
         const uint64_t grants = cts ? 16 * 8 : 0;
-        NS_TEST_EXPECT_MSG_EQ(comm->GetNGrants(), grants, "one grant per chunk");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(comm->GetNGrants(), grants, "one grant per chunk");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(comm->GetNGrants(), grants + (cts ? 8 : 0), "grants ahead");
         const uint64_t pauses = RoceFabricStats::Collect().pfcPauseTx;
         Simulator::Destroy();
         return pauses;
