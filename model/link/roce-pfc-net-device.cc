@@ -96,7 +96,7 @@ RocePfcNetDevice::GetTypeId()
             .AddTraceSource("LinkState",
                             "The link went up (true) or down (false) at this end.",
                             MakeTraceSourceAccessor(&RocePfcNetDevice::m_linkStateTrace),
-                            "ns3::TracedValueCallback::Bool")
+                            "ns3::RocePfcNetDevice::LinkStateTracedCallback")
             .AddTraceSource("PfcTx",
                             "A PFC frame was sent (priority, quanta; 0 = XON).",
                             MakeTraceSourceAccessor(&RocePfcNetDevice::m_pfcTxTrace),

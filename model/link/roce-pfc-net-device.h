@@ -217,6 +217,12 @@ class RocePfcNetDevice : public NetDevice
      */
     typedef void (*DropTracedCallback)(Ptr<const Packet> p, const char* reason);
 
+    /**
+     * TracedCallback signature for link state changes.
+     * \param up true when the link came up, false when it went down
+     */
+    typedef void (*LinkStateTracedCallback)(bool up);
+
     static constexpr const char* DROP_RX_ERROR = "rx-error";   //!< link error model
     static constexpr const char* DROP_LINK_DOWN = "link-down"; //!< the link is down
     static constexpr const char* DROP_UNKNOWN_PROTOCOL =
