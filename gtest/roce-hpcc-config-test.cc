@@ -26,6 +26,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <string>
+#include <unistd.h>
 
 using namespace ns3;
 
@@ -36,7 +37,10 @@ namespace
 std::string
 Write(const std::string& name, const std::string& text)
 {
-    const std::string path = "/tmp/rocev2-hpcc-config-" + name + ".txt";
+    // One file per process: ctest runs tests (and death tests their
+    // children) in parallel, and several of them write the same names.
+    const std::string path =
+        "/tmp/rocev2-hpcc-config-" + std::to_string(getpid()) + "-" + name + ".txt";
     std::ofstream(path) << text;
     return path;
 }

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 
 using namespace ns3;
 
@@ -26,7 +27,10 @@ const std::string FLOWS = "data/hpcc-format/websearch-320-30pct-10ms.txt";
 std::string
 Write(const std::string& name, const std::string& text)
 {
-    const std::string path = "/tmp/rocev2-hpcc-format-" + name + ".txt";
+    // One file per process: ctest runs tests (and death tests their
+    // children) in parallel, and several of them write the same names.
+    const std::string path =
+        "/tmp/rocev2-hpcc-format-" + std::to_string(getpid()) + "-" + name + ".txt";
     std::ofstream(path) << text;
     return path;
 }
