@@ -439,3 +439,15 @@ rocev2_add_deadlock_abort_check(hops "--hops=4 out of range 1..3" --hops=4)
 rocev2_add_deadlock_abort_check(timeout "--timeout=0ms must be positive" --timeout=0ms)
 rocev2_add_deadlock_abort_check(detector-interval "RoceDeadlockDetector: Interval=+0ns must be positive"
   --ns3::RoceDeadlockDetector::Interval=0s)
+
+# The Chakra trace dumper (standalone only, cmake/rocev2-chakra.cmake): a
+# missing or malformed trace aborts naming the file, the message and the byte
+# offset. "abc" reads as a length of 97 ('a') that runs past the end.
+set(_rocev2_chakra_dump ${CMAKE_BINARY_DIR}/examples/rocev2-chakra-dump)
+file(WRITE ${CMAKE_BINARY_DIR}/chakra-truncated.et "abc")
+_rocev2_abort_check(chakra-et-required "--et=FILE is required" ${_rocev2_chakra_dump})
+_rocev2_abort_check(chakra-unreadable "no-such.et: cannot be read" ${_rocev2_chakra_dump}
+  --et=no-such.et)
+_rocev2_abort_check(chakra-truncated
+  "chakra-truncated.et: metadata at byte offset 0: message length 97 at byte 1 runs past the end of the file (3 bytes)"
+  ${_rocev2_chakra_dump} --et=chakra-truncated.et)

@@ -26,6 +26,8 @@ find_package(ns3 REQUIRED)
 # The job-file reader (helper/roce-job-helper.cc) uses nlohmann-json, a
 # header-only library in /usr/include (Debian nlohmann-json3-dev).
 find_package(nlohmann_json 3 REQUIRED)
+# The Chakra execution-trace reader needs protobuf (cmake/rocev2-chakra.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/rocev2-chakra.cmake)
 
 set(_rocev2_ns3_modules core network internet traffic-control applications stats
     point-to-point)
@@ -91,6 +93,9 @@ function(build_lib)
   set_target_properties(${_name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
   set(lib${_name} ${_name} PARENT_SCOPE)
   set(lib${_name} ${_name})
+  if(_name STREQUAL "rocev2")
+    rocev2_add_chakra_reader(${_name})
+  endif()
   rocev2_write_user_program_flags(${_name})
   rocev2_add_attributes_program(${_name})
 
@@ -115,6 +120,9 @@ function(build_lib)
     add_subdirectory(${CMAKE_SOURCE_DIR}/examples ${CMAKE_BINARY_DIR}/examples-build)
   endif()
   rocev2_register_example_tests()
+  if(_name STREQUAL "rocev2")
+    rocev2_add_chakra_examples(${_name})
+  endif()
   if(ROCEV2_GTEST AND EXISTS ${CMAKE_SOURCE_DIR}/gtest/CMakeLists.txt)
     add_subdirectory(${CMAKE_SOURCE_DIR}/gtest ${CMAKE_BINARY_DIR}/gtest-build)
   endif()
@@ -139,7 +147,13 @@ function(rocev2_write_user_program_flags lib)
     list(APPEND _compile -D${_d})
   endforeach()
   list(APPEND _compile -I${ROCEV2_INCLUDE_DIR})
-  set(_link -Wl,-rpath,${CMAKE_BINARY_DIR}/lib "$<TARGET_LINKER_FILE:${lib}>")
+  set(_link -Wl,-rpath,${CMAKE_BINARY_DIR}/lib)
+  # The Chakra trace reader's library, loaded only by programs that use it.
+  if(TARGET ${lib}-chakra)
+    list(APPEND _link -Wl,--push-state,--as-needed "$<TARGET_LINKER_FILE:${lib}-chakra>"
+         -Wl,--pop-state)
+  endif()
+  list(APPEND _link "$<TARGET_LINKER_FILE:${lib}>")
   set(_system_dirs)
   foreach(_mod ${_rocev2_ns3_modules})
     get_target_property(_inc ns3::lib${_mod} INTERFACE_INCLUDE_DIRECTORIES)
