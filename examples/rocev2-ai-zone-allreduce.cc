@@ -118,7 +118,8 @@ main(int argc, char* argv[])
                                            uplinks,
                                            channels,
                                            RoceExampleArgs::ParseBytes("chunk", chunk),
-                                           cc);
+                                           cc,
+                                           faults);
     }
 
     std::vector<uint64_t> sizeList;

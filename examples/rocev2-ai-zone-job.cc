@@ -39,6 +39,7 @@ main(int argc, char* argv[])
     uint32_t channels = 4;
     uint64_t chunk = 512 * 1024;
     std::string cc = "none";
+    std::string faults;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("job", "The job file (JSON; format in roce-job-helper.h)", jobFile);
@@ -50,8 +51,19 @@ main(int argc, char* argv[])
     cmd.AddValue("channels", "Channels (rings) of every collective", channels);
     cmd.AddValue("chunk", "Largest message of a step, bytes", chunk);
     cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely or dctcp", cc);
+    cmd.AddValue("faults",
+                 "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
+                 "pfc-storm (doc: Faults)",
+                 faults);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(jobFile.empty(), "--job=FILE is required");
 
-    return RoceExampleJobs::RunJobFile(jobFile, json, fabricGpus, uplinks, channels, chunk, cc);
+    return RoceExampleJobs::RunJobFile(jobFile,
+                                       json,
+                                       fabricGpus,
+                                       uplinks,
+                                       channels,
+                                       chunk,
+                                       cc,
+                                       faults);
 }

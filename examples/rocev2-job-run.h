@@ -29,6 +29,7 @@ namespace RoceExampleJobs
  * \param fabricGpus GPUs of the fabric (0: the smallest that holds the jobs)
  * \param uplinks uplinks per RTSW \param channels channels of every collective
  * \param chunk largest message of a step \param cc congestion control
+ * \param faults a fault file (--faults), or empty
  * \return the exit status: 0, or 1 if a job did not finish
  */
 inline int
@@ -38,7 +39,8 @@ RunJobFile(const std::string& jobFile,
            uint32_t uplinks,
            uint32_t channels,
            uint64_t chunk,
-           const std::string& cc)
+           const std::string& cc,
+           const std::string& faults = "")
 {
     const std::string path = RoceExampleArgs::FindDataFile(jobFile);
     const std::vector<RoceJobHelper::JobSpec> jobs = RoceJobHelper::Read(path);
@@ -66,6 +68,9 @@ RunJobFile(const std::string& jobFile,
         zoneHelper.GetRoceHelper().SetCongestionControl(cc);
     }
     RoceAiZone fabric = zoneHelper.Build();
+    RoceFaultHelper faultHelper;
+    faultHelper.AddNames(fabric);
+    RoceExampleArgs::LoadFaults(faultHelper, faults);
 
     RoceJobHelper helper;
     helper.SetCollectiveAttribute("Channels", UintegerValue(channels));
@@ -77,6 +82,7 @@ RunJobFile(const std::string& jobFile,
               << " uplinks; " << channels << " channels, cc " << cc << "\n";
     Simulator::Run();
     RoceJobHelper::PrintTable(std::cout, apps);
+    RoceExampleArgs::PrintFaults(faultHelper, std::cout);
     if (!json.empty())
     {
         std::ofstream out(json);

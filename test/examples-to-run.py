@@ -40,6 +40,7 @@ cpp_examples = [
     ("rocev2-victim-flow --cc=dcqcn --size=1000000 --victim-size=10000000 --warmup=100us", "True", "False"),
     ("rocev2-ai-zone-job --job=examples/jobs/dp-buckets.json", "True", "False"),
     ("rocev2-ai-zone-job --job=examples/jobs/tp-dp.json", "True", "False"),
+    ("rocev2-ai-zone-job --job=examples/jobs/dp-buckets.json --faults=examples/faults/ai-zone-uplink-down.txt --ns3::RoceQueuePair::RetransmitTimeout=500us", "True", "False"),
     ("rocev2-ai-zone-allreduce --job=examples/jobs/tp-dp.json", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=16 --op=sendrecv --sizes=4M", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=16 --op=alltoallv --sizes=4M", "True", "False"),
