@@ -367,9 +367,10 @@ RoceFaultHelper::SwitchUp(Time at, Ptr<Node> sw)
         s->downSwitches.erase(sw->GetId());
         for (const auto& ch : LinksOf(sw))
         {
-            Ptr<RocePfcNetDevice> end = DynamicCast<RocePfcNetDevice>(ch->GetDevice(0));
-            Ptr<Node> other = end->GetNode() == sw ? ch->GetDevice(1)->GetNode() : end->GetNode();
-            if (s->downSwitches.count(other->GetId()) == 0)
+            Ptr<NetDevice> far = ch->GetNDevices() < 2               ? nullptr
+                                 : ch->GetDevice(0)->GetNode() == sw ? ch->GetDevice(1)
+                                                                     : ch->GetDevice(0);
+            if (!far || s->downSwitches.count(far->GetNode()->GetId()) == 0)
             {
                 s->SetLink(ch, true);
             }

@@ -529,6 +529,44 @@ class FaultFileTestCase : public TestCase
 
 /**
  * \ingroup rocev2
+ * Two failed switches that share a link: the first to come back leaves that
+ * link down until the other returns.
+ */
+class FaultTwoSwitchesTestCase : public TestCase
+{
+  public:
+    FaultTwoSwitchesTestCase()
+        : TestCase("Switch up: a link to a switch still down stays down")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        LeafSpine net(2, 2, 1, MicroSeconds(300));
+        RoceFaultHelper faults;
+        faults.SwitchDown(MicroSeconds(10), net.spines.Get(0));
+        faults.SwitchDown(MicroSeconds(10), net.leaves.Get(0));
+        faults.SwitchUp(MicroSeconds(20), net.spines.Get(0));
+        faults.SwitchUp(MicroSeconds(30), net.leaves.Get(0));
+        bool sharedAt25 = true;
+        bool otherAt25 = false;
+        Simulator::Schedule(MicroSeconds(25), [&]() {
+            sharedAt25 = net.up[0][0]->IsLinkUp();
+            otherAt25 = net.up[1][0]->IsLinkUp();
+        });
+        Simulator::Stop(MilliSeconds(2));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(sharedAt25, false, "leaf0-spine0 stays down while leaf0 is down");
+        NS_TEST_ASSERT_MSG_EQ(otherAt25, true, "leaf1-spine0 came back with spine0");
+        NS_TEST_ASSERT_MSG_EQ(net.up[0][0]->IsLinkUp(), true, "and up once leaf0 is back");
+        NS_TEST_ASSERT_MSG_EQ(net.up[0][1]->IsLinkUp(), true, "leaf0-spine1 up at the end");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup rocev2
  * The fault tests.
  */
 class Rocev2FaultsTestSuite : public TestSuite
@@ -544,6 +582,7 @@ class Rocev2FaultsTestSuite : public TestSuite
         AddTestCase(new FaultSlowReceiverTestCase, TestCase::QUICK);
         AddTestCase(new FaultPfcStormTestCase, TestCase::QUICK);
         AddTestCase(new FaultFileTestCase, TestCase::QUICK);
+        AddTestCase(new FaultTwoSwitchesTestCase, TestCase::QUICK);
     }
 };
 
