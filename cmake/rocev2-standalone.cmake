@@ -72,7 +72,8 @@ function(build_lib)
   add_library(${_name} SHARED ${BLIB_SOURCE_FILES})
   # Calls between the library's own functions bind inside it: no PLT hop, and
   # the compiler may inline them (1.3 % fewer instructions on the incasts).
-  # Calls into ns-3's libraries go through the GOT, without a PLT stub.
+  # Calls into ns-3's libraries load their target from the GOT instead of
+  # jumping through the PLT (-fno-plt).
   target_compile_options(${_name} PRIVATE -fno-semantic-interposition -fno-plt)
   target_link_options(${_name} PRIVATE -Wl,-Bsymbolic-functions)
   # Release: link-time optimisation inlines across the library's files (with
