@@ -15,8 +15,8 @@
 find_package(Protobuf REQUIRED)
 
 # The reader's sources and its installed header, relative to the source folder.
-set(ROCEV2_CHAKRA_SOURCES helper/roce-chakra-trace.cc)
-set(ROCEV2_CHAKRA_HEADERS helper/roce-chakra-trace.h)
+set(ROCEV2_CHAKRA_SOURCES helper/roce-chakra-trace.cc helper/roce-chakra-replay-helper.cc)
+set(ROCEV2_CHAKRA_HEADERS helper/roce-chakra-trace.h helper/roce-chakra-replay-helper.h)
 set(ROCEV2_CHAKRA_PROTO helper/roce-chakra-et.proto)
 
 # rocev2_add_chakra_reader(<library target>): the library <target>-chakra.
@@ -52,9 +52,22 @@ function(rocev2_add_chakra_reader lib)
   endforeach()
 endfunction()
 
-# rocev2_add_chakra_examples(<library target>): the trace dumper, with a smoke
-# run over each repository trace folder (ctest example/rocev2-chakra-dump-*).
+# rocev2_add_chakra_examples(<library target>): the trace dumper and the
+# replay, with smoke runs over the repository traces (ctest
+# example/rocev2-chakra-*).
 function(rocev2_add_chakra_examples lib)
+  add_executable(rocev2-chakra-replay ${CMAKE_SOURCE_DIR}/examples/rocev2-chakra-replay.cc)
+  target_link_libraries(rocev2-chakra-replay PRIVATE ${lib}-chakra ${libcore} ${libnetwork})
+  set_target_properties(rocev2-chakra-replay PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                                                        ${CMAKE_BINARY_DIR}/examples)
+  add_test(NAME example/rocev2-chakra-replay-synthetic
+           COMMAND rocev2-chakra-replay --et=data/chakra/synthetic-8/chakra.0.et
+                   --gpus-per-server=1 --json=${CMAKE_BINARY_DIR}/chakra-replay-synthetic.json
+           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+  add_test(NAME example/rocev2-chakra-replay-pytorch
+           COMMAND rocev2-chakra-replay --et=data/chakra/pytorch-ddp/chakra.0.et --replicate
+                   --gpus=16 --json=${CMAKE_BINARY_DIR}/chakra-replay-pytorch.json
+           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
   add_executable(rocev2-chakra-dump ${CMAKE_SOURCE_DIR}/examples/rocev2-chakra-dump.cc)
   target_link_libraries(rocev2-chakra-dump PRIVATE ${lib}-chakra ${libcore})
   set_target_properties(rocev2-chakra-dump PROPERTIES RUNTIME_OUTPUT_DIRECTORY
@@ -65,4 +78,15 @@ function(rocev2_add_chakra_examples lib)
   add_test(NAME example/rocev2-chakra-dump-synthetic
            COMMAND rocev2-chakra-dump --et=data/chakra/synthetic-8/chakra.7.et --all
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+endfunction()
+
+# rocev2_add_chakra_tests(<test runner target>): the replay test suites over
+# the repository traces, in the ns-3 test runner (standalone build only, as
+# they need the reader's library).
+set(ROCEV2_CHAKRA_TEST_SOURCES test/app/rocev2-chakra-replay-test-suite.cc)
+function(rocev2_add_chakra_tests runner lib)
+  foreach(_src ${ROCEV2_CHAKRA_TEST_SOURCES})
+    target_sources(${runner} PRIVATE ${CMAKE_SOURCE_DIR}/${_src})
+  endforeach()
+  target_link_libraries(${runner} PRIVATE ${lib}-chakra)
 endfunction()

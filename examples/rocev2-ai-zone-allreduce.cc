@@ -148,37 +148,14 @@ main(int argc, char* argv[])
     {
         zoneHelper.SetServersPerRack(std::min<uint32_t>(16, fabricGpus / 8));
     }
-    if (cc == "dcqcn")
-    {
-        zoneHelper.GetRoceHelper().SetDcqcnPreset("nvidia-cx");
-        zoneHelper.SetEcnForDcqcnPreset("nvidia-cx");
-    }
-    else
-    {
-        zoneHelper.GetRoceHelper().SetCongestionControl(cc);
-    }
+    RoceExampleArgs::SetZoneCongestionControl(zoneHelper, cc);
     RoceAiZone fabric = zoneHelper.Build();
     RoceFaultHelper faultHelper;
     faultHelper.AddNames(fabric);
     RoceExampleArgs::LoadFaults(faultHelper, faults);
 
     RoceGpuPlacement place(fabric);
-    std::vector<uint32_t> job;
-    if (placement == "contiguous")
-    {
-        job = place.Contiguous(gpus);
-    }
-    else if (placement == "fragmented")
-    {
-        job = place.Fragmented(gpus, fabric.GetNicsPerRack() / 2);
-    }
-    else
-    {
-        NS_ABORT_MSG_IF(placement != "random",
-                        "--placement=" << placement
-                                       << " is unknown (contiguous, fragmented or random)");
-        job = place.Random(gpus, 1);
-    }
+    std::vector<uint32_t> job = RoceExampleArgs::PlaceJob(place, fabric, placement, gpus);
 
     NS_ABORT_MSG_IF(background > 1, "--background=" << background << " (must be 0 or 1)");
     std::vector<uint32_t> other;

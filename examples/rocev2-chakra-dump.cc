@@ -8,7 +8,8 @@
  *   ./rocev2 run rocev2-chakra-dump --et=data/chakra/pytorch-ddp/chakra.0.et
  *   ./rocev2 run rocev2-chakra-dump --et=data/chakra/synthetic-8/chakra.3.et --all
  *
- * --all lists every collective and point-to-point node, CPU-side ones too.
+ * --all lists every collective and point-to-point node, CPU-side ones too;
+ * --nodes lists every node with its type, duration and dependencies.
  * A malformed trace is a fatal error naming the file, the node index and the
  * byte offset.
  */
@@ -28,9 +29,11 @@ main(int argc, char* argv[])
 {
     std::string et;
     bool all = false;
+    bool nodes = false;
     CommandLine cmd(__FILE__);
     cmd.AddValue("et", "the Chakra .et file to read", et);
     cmd.AddValue("all", "list CPU-side communication nodes and point-to-point nodes too", all);
+    cmd.AddValue("nodes", "list every node with its duration and dependencies", nodes);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(et.empty(), "--et=FILE is required (a Chakra .et trace)");
 
@@ -88,5 +91,25 @@ main(int argc, char* argv[])
                   << (n.isCpuOp ? " (cpu)" : "") << ", " << n.durationMicros << " us\n";
     }
     std::cout << "  GPU-side collective bytes: " << gpuCollBytes << "\n";
+    if (nodes)
+    {
+        std::cout << "  nodes (id type cpu/gpu duration: data deps | control deps):\n";
+        for (const RoceChakraNode& n : trace.nodes)
+        {
+            std::cout << "    " << n.id << " " << RoceChakraNode::TypeName(n.type) << " @"
+                      << n.startMicros << " " << (n.isCpuOp ? "cpu" : "gpu") << " "
+                      << n.durationMicros << " us:";
+            for (uint64_t d : n.dataDeps)
+            {
+                std::cout << " " << d;
+            }
+            std::cout << " |";
+            for (uint64_t d : n.ctrlDeps)
+            {
+                std::cout << " " << d;
+            }
+            std::cout << "  " << n.name << "\n";
+        }
+    }
     return 0;
 }

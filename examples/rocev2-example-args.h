@@ -16,7 +16,9 @@
 #include "ns3/global-value.h"
 #include "ns3/nstime.h"
 #include "ns3/queue-size.h"
+#include "ns3/roce-ai-zone-helper.h"
 #include "ns3/roce-fault-helper.h"
+#include "ns3/roce-gpu-placement.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/string.h"
@@ -29,6 +31,7 @@
 #include <iostream>
 #include <regex>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -240,6 +243,54 @@ PrintFaults(const RoceFaultHelper& faults, std::ostream& os)
     {
         os << "# fault " << line << "\n";
     }
+}
+
+/**
+ * \brief Set the congestion control of an AI Zone's NICs as --cc names it:
+ * dcqcn takes the nvidia-cx DCQCN preset and its switch ECN marking, the
+ * others (none, hpcc, timely, dctcp) their defaults.
+ * \param zone the zone helper \param cc the name
+ */
+inline void
+SetZoneCongestionControl(RoceAiZoneHelper& zone, const std::string& cc)
+{
+    if (cc == "dcqcn")
+    {
+        zone.GetRoceHelper().SetDcqcnPreset("nvidia-cx");
+        zone.SetEcnForDcqcnPreset("nvidia-cx");
+    }
+    else
+    {
+        zone.GetRoceHelper().SetCongestionControl(cc);
+    }
+}
+
+/**
+ * \brief Place a job as --placement names it (and mark its GPUs taken).
+ * \param place the fabric's placement \param fabric the fabric
+ * \param placement contiguous, fragmented (half a rack's NICs per rack) or
+ *        random (exits naming the flag otherwise)
+ * \param gpus the job's ranks
+ * \return its GPUs, in rank order
+ */
+inline std::vector<uint32_t>
+PlaceJob(RoceGpuPlacement& place,
+         const RoceAiZone& fabric,
+         const std::string& placement,
+         uint32_t gpus)
+{
+    if (placement == "contiguous")
+    {
+        return place.Contiguous(gpus);
+    }
+    if (placement == "fragmented")
+    {
+        return place.Fragmented(gpus, fabric.GetNicsPerRack() / 2);
+    }
+    NS_ABORT_MSG_IF(placement != "random",
+                    "--placement=" << placement
+                                   << " is unknown (contiguous, fragmented or random)");
+    return place.Random(gpus, 1);
 }
 
 } // namespace RoceExampleArgs

@@ -58,15 +58,7 @@ RunJobFile(const std::string& jobFile,
     zoneHelper.SetGpus(fabricGpus);
     zoneHelper.SetUplinks(uplinks);
     zoneHelper.SetCtsws(std::min<uint32_t>(16, uplinks));
-    if (cc == "dcqcn")
-    {
-        zoneHelper.GetRoceHelper().SetDcqcnPreset("nvidia-cx");
-        zoneHelper.SetEcnForDcqcnPreset("nvidia-cx");
-    }
-    else
-    {
-        zoneHelper.GetRoceHelper().SetCongestionControl(cc);
-    }
+    RoceExampleArgs::SetZoneCongestionControl(zoneHelper, cc);
     RoceAiZone fabric = zoneHelper.Build();
     RoceFaultHelper faultHelper;
     faultHelper.AddNames(fabric);

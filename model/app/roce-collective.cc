@@ -82,6 +82,7 @@ RoceCollective::DoDispose()
     m_rings.clear();
     m_schedule.Clear();
     m_done = Callback<void>();
+    m_rankDone = Callback<void, uint32_t>();
     Object::DoDispose();
 }
 
@@ -89,6 +90,12 @@ void
 RoceCollective::SetCommunicator(Ptr<RoceCommunicator> comm)
 {
     m_comm = comm;
+}
+
+void
+RoceCollective::SetRankDoneCallback(Callback<void, uint32_t> rankDone)
+{
+    m_rankDone = rankDone;
 }
 
 Ptr<RoceCommunicator>
@@ -691,10 +698,18 @@ RoceCollective::CheckRank(uint32_t r)
         return;
     }
     m_rankFinish[r] = Simulator::Now();
-    if (--m_ranksLeft == 0)
+    const bool last = --m_ranksLeft == 0;
+    if (last)
     {
         m_running = false;
         m_finish = Simulator::Now();
+    }
+    if (!m_rankDone.IsNull())
+    {
+        m_rankDone(r);
+    }
+    if (last)
+    {
         if (!m_done.IsNull())
         {
             m_done();

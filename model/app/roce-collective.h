@@ -125,6 +125,14 @@ class RoceCollective : public Object
     void StartAllToAllv(const std::vector<std::vector<uint64_t>>& bytes,
                         Callback<void> done = Callback<void>());
 
+    /**
+     * \brief Set a callback run with a rank's number when that rank has
+     * finished its part of an operation (all it must receive and all it sent
+     * have arrived), before the operation's own done callback.
+     * \param rankDone the callback (a null callback removes it)
+     */
+    void SetRankDoneCallback(Callback<void, uint32_t> rankDone);
+
     /** \return true while an operation runs */
     bool IsRunning() const;
     /** \return when the last operation started */
@@ -234,6 +242,7 @@ class RoceCollective : public Object
     Time m_start;
     Time m_finish;
     Callback<void> m_done;
+    Callback<void, uint32_t> m_rankDone; //!< SetRankDoneCallback
     // Made once: every chunk's Send passes a copy (a reference count), not a new callback.
     RoceCommunicator::ArrivalCallback m_ringArrived;     //!< RingArrived
     RoceCommunicator::ArrivalCallback m_directArrived;   //!< DirectArrived

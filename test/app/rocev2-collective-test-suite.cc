@@ -238,19 +238,12 @@ class RingAlphaBetaTestCase : public TestCase
         Simulator::Run();
         NS_TEST_ASSERT_MSG_EQ(app->IsFinished(), true, "finished");
         const double t = app->GetResults()[0].timeUs * 1e-6;
-        const double s = double(m_size) / p;
-        const double mtu = 4096;
-        const double n = std::ceil(s / mtu);
-        const double lastPayload = s - (n - 1) * mtu;
-        const double wire = 58 + 24;
-        const double step =
-            (s + n * wire + 16) * 8 / R + 3 * (lastPayload + wire) * 8 / R + 2 * 1.5e-6 + 2 * 4e-6;
-        const double expect = 2 * (p - 1) * step;
+        const double expect = rocev2test::RingAllReduceSeconds(double(m_size), p, R);
         NS_TEST_EXPECT_MSG_EQ_TOL(t, expect, 0.03 * expect, "alpha-beta time");
         if (m_size >= (256u << 20))
         {
             const double busbw = 2.0 * (p - 1) / p * m_size * 8 / t;
-            const double limit = R * mtu / (mtu + wire);
+            const double limit = R * 4096 / (4096 + 58 + 24);
             NS_TEST_EXPECT_MSG_EQ_TOL(busbw, limit, 0.05 * limit, "busbw vs wire-limited rate");
         }
         Simulator::Destroy();

@@ -1,0 +1,204 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Replay Chakra execution traces (one training iteration) on an AI Zone:
+ * how long the iteration takes on this fabric, placement, QP scaling and
+ * congestion control, and how much of its communication compute hides.
+ *
+ *   ./rocev2 run rocev2-chakra-replay --et=data/chakra/pytorch-ddp/chakra.0.et --replicate
+ * --gpus=16
+ *   ./rocev2 run rocev2-chakra-replay --et=data/chakra/synthetic-8/chakra.0.et --gpus-per-server=1
+ *
+ * --et names the rank-0 trace of a set (NAME.0.et, NAME.1.et, ... one per
+ * rank; --gpus defaults to the number of files) or, with --replicate, one
+ * trace that every rank runs (data-parallel traces are symmetric; --gpus
+ * defaults to 16). --comm-groups maps process-group names (pg_name) to
+ * ranks, as {"dp": [0, 1, 2, 3]}; without it every group holds all ranks.
+ * The fabric is the smallest 2-tier zone that holds the job in whole racks
+ * (--fabric-gpus, --gpus-per-server, --uplinks, --link-rate and --cc change
+ * it), the job is placed by --placement, and collectives run over --channels
+ * rings of --chunk chunks with --qps queue pairs per connection. GPU kernels
+ * take their traced time times --compute-scale (0.5: a GPU twice as fast);
+ * CPU-side nodes take none unless --cpu-ops=duration; --ctrl-deps says how
+ * control dependencies count (auto, use, ignore; roce-chakra-replay-helper.h).
+ *
+ * It prints the makespan, compute, communication and exposed communication
+ * per rank and overall, and each collective with its size, time and busbw;
+ * --json writes them (keys in RoceReplayJob::WriteJson). Sends and receives
+ * never matched, and collectives some ranks never reached, are reported at
+ * the end, and the program exits 1.
+ */
+#include "rocev2-example-args.h"
+
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/roce-chakra-replay-helper.h"
+#include "ns3/rocev2-module.h"
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    RoceExampleArgs::UseFastScheduler();
+    std::string et;
+    bool replicate = false;
+    uint32_t gpus = 0;
+    uint32_t fabricGpus = 0;
+    uint32_t gpusPerServer = 8;
+    uint32_t uplinks = 16;
+    std::string linkRate = "400Gbps";
+    std::string placement = "contiguous";
+    uint32_t qps = 1;
+    std::string qpMode = "split";
+    uint32_t channels = 8;
+    std::string chunk = "512KiB";
+    std::string algo;
+    std::string cc = "none";
+    std::string groups;
+    std::string ctrlDeps = "auto";
+    bool streamOrder = true;
+    double computeScale = 1.0;
+    std::string cpuOps = "zero";
+    uint32_t gpuStreams = 1;
+    uint32_t seed = 1;
+    std::string json;
+    std::string faults;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("et",
+                 "Rank 0's trace (NAME.0.et), a folder of chakra.<rank>.et, or with "
+                 "--replicate the one trace of every rank",
+                 et);
+    cmd.AddValue("replicate", "Every rank runs the one trace --et", replicate);
+    cmd.AddValue("gpus", "Ranks (0: the number of trace files; 16 with --replicate)", gpus);
+    cmd.AddValue("fabric-gpus",
+                 "GPUs of the fabric (0: the smallest zone that holds the job)",
+                 fabricGpus);
+    cmd.AddValue("gpus-per-server", "GPUs per server (one scale-up domain each)", gpusPerServer);
+    cmd.AddValue("uplinks", "Uplinks per RTSW (16: non-blocking)", uplinks);
+    cmd.AddValue("link-rate", "Rate of every fabric link", linkRate);
+    cmd.AddValue("placement", "contiguous, fragmented or random", placement);
+    cmd.AddValue("qps", "Queue pairs per connection", qps);
+    cmd.AddValue("qp-mode", "split (each message over all QPs) or rr (round-robin)", qpMode);
+    cmd.AddValue("channels", "Channels (rings) of every collective", channels);
+    cmd.AddValue("chunk", "Largest message of a collective step", chunk);
+    cmd.AddValue("algo",
+                 "AllReduce/Broadcast algorithm: ring, tree, hd or hier (empty: ring)",
+                 algo);
+    cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely or dctcp", cc);
+    cmd.AddValue("comm-groups", "JSON file mapping process-group names to ranks", groups);
+    cmd.AddValue("ctrl-deps", "Control dependencies: auto, use or ignore", ctrlDeps);
+    cmd.AddValue("stream-order",
+                 "GPU-side communication waits for the last kernel before it in the trace",
+                 streamOrder);
+    cmd.AddValue("compute-scale",
+                 "Factor on GPU kernel durations (0.5: twice as fast)",
+                 computeScale);
+    cmd.AddValue("cpu-ops", "CPU-side nodes: zero or duration", cpuOps);
+    cmd.AddValue("gpu-streams", "GPU kernels that may run at once (0: no limit)", gpuStreams);
+    cmd.AddValue("seed", "Run number (RngRun): ECMP seeds and random placement", seed);
+    cmd.AddValue("json", "Write the results as JSON to this file", json);
+    cmd.AddValue("faults",
+                 "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
+                 "pfc-storm (doc: Faults)",
+                 faults);
+    cmd.Parse(argc, argv);
+    NS_ABORT_MSG_IF(et.empty(), "--et=FILE is required (a Chakra .et trace)");
+    NS_ABORT_MSG_IF(seed == 0, "--seed=0 (must be at least 1)");
+    NS_ABORT_MSG_IF(!(computeScale >= 0) || computeScale > 1e6,
+                    "--compute-scale=" << computeScale << " (must be between 0 and 1e6)");
+    NS_ABORT_MSG_IF(cpuOps != "zero" && cpuOps != "duration",
+                    "--cpu-ops=" << cpuOps << " is unknown (zero or duration)");
+    NS_ABORT_MSG_IF(gpusPerServer == 0, "--gpus-per-server=0 (must be at least 1)");
+    RngSeedManager::SetRun(seed);
+
+    const std::string etPath = RoceExampleArgs::FindDataFile(et);
+    if (gpus == 0)
+    {
+        gpus = replicate ? 16 : RoceChakraReplayHelper::CountTraces(etPath);
+    }
+    const std::vector<std::string> paths =
+        RoceChakraReplayHelper::TracePaths(etPath, gpus, replicate);
+
+    const uint32_t rack = 2 * gpusPerServer;
+    if (fabricGpus == 0)
+    {
+        fabricGpus = (gpus + rack - 1) / rack * rack;
+    }
+    NS_ABORT_MSG_IF(gpus > fabricGpus,
+                    "--gpus=" << gpus << " ranks but the fabric has --fabric-gpus=" << fabricGpus);
+    RoceAiZoneHelper zoneHelper;
+    zoneHelper.SetTiers(2);
+    zoneHelper.SetGpusPerServer(gpusPerServer);
+    zoneHelper.SetGpus(fabricGpus);
+    zoneHelper.SetUplinks(uplinks);
+    zoneHelper.SetCtsws(std::min<uint32_t>(16, uplinks));
+    zoneHelper.SetLinkRate(RoceExampleArgs::ParseRate("link-rate", linkRate));
+    RoceExampleArgs::SetZoneCongestionControl(zoneHelper, cc);
+    RoceAiZone fabric = zoneHelper.Build();
+    RoceFaultHelper faultHelper;
+    faultHelper.AddNames(fabric);
+    RoceExampleArgs::LoadFaults(faultHelper, faults);
+    RoceGpuPlacement place(fabric);
+    const std::vector<uint32_t> job = RoceExampleArgs::PlaceJob(place, fabric, placement, gpus);
+
+    RoceChakraReplayHelper replay;
+    replay.GetCollectiveHelper().SetCommunicatorAttribute("QpsPerConnection", UintegerValue(qps));
+    replay.GetCollectiveHelper().SetCommunicatorAttribute("QpMode", StringValue(qpMode));
+    replay.SetCollectiveAttribute("Channels", UintegerValue(channels));
+    replay.SetCollectiveAttribute("ChunkSize",
+                                  UintegerValue(RoceExampleArgs::ParseBytes("chunk", chunk)));
+    if (!algo.empty())
+    {
+        RoceCollective::AlgorithmByName(algo);
+    }
+    replay.SetJobAttribute("Algorithm", StringValue(algo));
+    replay.SetControlDependencies(ctrlDeps);
+    replay.SetStreamOrder(streamOrder);
+    replay.SetAppAttribute("ComputeScale", DoubleValue(computeScale));
+    replay.SetAppAttribute("CpuOps", StringValue(cpuOps));
+    replay.SetAppAttribute("GpuStreams", UintegerValue(gpuStreams));
+    if (!groups.empty())
+    {
+        replay.SetGroupsFile(RoceExampleArgs::FindDataFile(groups));
+    }
+    Ptr<RoceReplayJob> replayJob = replay.Install(fabric, job, paths);
+
+    std::cout << "rocev2-chakra-replay: " << gpus << " ranks (" << placement << ", "
+              << (replicate ? "one trace replicated" : "one trace per rank") << ") on "
+              << fabric.GetNGpus() << " GPUs, " << linkRate << " links; " << channels
+              << " channels, " << qps << " QP(s)/connection (" << qpMode << "), cc " << cc
+              << "; seed " << seed << "\n";
+    for (const std::string& note : replay.GetNotes())
+    {
+        std::cout << "# " << note << "\n";
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    replayJob->PrintTable(std::cout);
+    RoceExampleArgs::PrintFaults(faultHelper, std::cout);
+    const RoceFabricStats stats = RoceFabricStats::Collect();
+    stats.WriteBenchLines(std::cout);
+    std::cout << "# PFC pauses " << stats.pfcPauseTx << "; simulated "
+              << Simulator::Now().GetMicroSeconds() << " us in " << wall << " s\n";
+    if (!json.empty())
+    {
+        std::ofstream out(json);
+        replayJob->WriteJson(out);
+    }
+    const bool finished = replayJob->IsFinished();
+    Simulator::Destroy();
+    if (!finished)
+    {
+        std::cerr << "rocev2-chakra-replay: the replay did not finish (see the problems above)\n";
+        return 1;
+    }
+    return 0;
+}
