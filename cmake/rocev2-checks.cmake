@@ -451,3 +451,32 @@ _rocev2_abort_check(chakra-unreadable "no-such.et: cannot be read" ${_rocev2_cha
 _rocev2_abort_check(chakra-truncated
   "chakra-truncated.et: metadata at byte offset 0: message length 97 at byte 1 runs past the end of the file (3 bytes)"
   ${_rocev2_chakra_dump} --et=chakra-truncated.et)
+
+# The Chakra replay (standalone only): bad flags and traces abort naming the
+# flag or the file. The checks run in the build folder; traces are given by
+# their path in the source tree.
+set(_rocev2_chakra_replay ${CMAKE_BINARY_DIR}/examples/rocev2-chakra-replay)
+set(_rocev2_pytorch_et ${_rocev2_root}/data/chakra/pytorch-ddp/chakra.0.et)
+_rocev2_abort_check(chakra-replay-et-required "--et=FILE is required" ${_rocev2_chakra_replay})
+_rocev2_abort_check(chakra-replay-truncated
+  "chakra-truncated.et: metadata at byte offset 0: message length 97 at byte 1 runs past the end of the file (3 bytes)"
+  ${_rocev2_chakra_replay} --et=chakra-truncated.et --replicate --gpus=2)
+_rocev2_abort_check(chakra-replay-rank-missing "chakra.1.et: no trace for rank 1 of 2"
+  ${_rocev2_chakra_replay} --et=${_rocev2_pytorch_et} --gpus=2)
+_rocev2_abort_check(chakra-replay-not-a-set
+  "chakra-truncated.et: a per-rank trace set is named by its rank-0 file (NAME.0.et) or its folder"
+  ${_rocev2_chakra_replay} --et=chakra-truncated.et --gpus=2)
+_rocev2_abort_check(chakra-replay-cpu-ops "--cpu-ops=some is unknown (zero or duration)"
+  ${_rocev2_chakra_replay} --et=${_rocev2_pytorch_et} --replicate --cpu-ops=some)
+_rocev2_abort_check(chakra-replay-ctrl-deps "--ctrl-deps=maybe is unknown (auto, use or ignore)"
+  ${_rocev2_chakra_replay} --et=${_rocev2_pytorch_et} --replicate --ctrl-deps=maybe)
+_rocev2_abort_check(chakra-replay-compute-scale "--compute-scale=-1 (must be between 0 and 1e6)"
+  ${_rocev2_chakra_replay} --et=${_rocev2_pytorch_et} --replicate --compute-scale=-1)
+_rocev2_abort_check(chakra-replay-algo "RoceCollective: unknown algorithm 'fast'"
+  ${_rocev2_chakra_replay} --et=${_rocev2_pytorch_et} --replicate --algo=fast)
+_rocev2_abort_check(chakra-replay-groups "no-such.json: cannot be read (the process-group file)"
+  ${_rocev2_chakra_replay} --et=${_rocev2_pytorch_et} --replicate --gpus=2
+  --comm-groups=no-such.json)
+_rocev2_abort_check(chakra-replay-ctrl-use
+  "the dependencies make a cycle: id 3317 -> id 3318 -> id 3317"
+  ${_rocev2_chakra_replay} --et=${_rocev2_pytorch_et} --replicate --gpus=2 --ctrl-deps=use)

@@ -114,6 +114,8 @@ main(int argc, char* argv[])
                     "--compute-scale=" << computeScale << " (must be between 0 and 1e6)");
     NS_ABORT_MSG_IF(cpuOps != "zero" && cpuOps != "duration",
                     "--cpu-ops=" << cpuOps << " is unknown (zero or duration)");
+    NS_ABORT_MSG_IF(ctrlDeps != "auto" && ctrlDeps != "use" && ctrlDeps != "ignore",
+                    "--ctrl-deps=" << ctrlDeps << " is unknown (auto, use or ignore)");
     NS_ABORT_MSG_IF(gpusPerServer == 0, "--gpus-per-server=0 (must be at least 1)");
     RngSeedManager::SetRun(seed);
 
