@@ -5,6 +5,8 @@
  * names the parameter and its value.
  */
 
+#include "roce-gtest-error.h"
+
 #include "ns3/roce-ai-zone-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
@@ -33,34 +35,31 @@ BuildWith(const std::function<void(RoceAiZoneHelper&)>& tweak)
 
 } // namespace
 
-TEST(AiZoneHelperDeathTest, GpusNotWholeRacks)
+TEST(AiZoneHelperErrorTest, GpusNotWholeRacks)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
     // 16 NICs per rack (2 servers x 8 GPUs): 72 is 4.5 racks.
-    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) { h.SetGpus(72); }),
-                 "gpus=72 is not a multiple");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) { h.SetGpus(72); }),
+                      "gpus=72 is not a multiple");
     // 3 zones of whole racks need a multiple of 48.
-    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) {
-                     h.SetTiers(3);
-                     h.SetZones(3);
-                     h.SetGpus(64);
-                 }),
-                 "gpus=64 is not a multiple of zones x NICs per rack = 48");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) {
+                          h.SetTiers(3);
+                          h.SetZones(3);
+                          h.SetGpus(64);
+                      }),
+                      "gpus=64 is not a multiple of zones x NICs per rack = 48");
 }
 
-TEST(AiZoneHelperDeathTest, UplinksNotDivisibleOverCtsws)
+TEST(AiZoneHelperErrorTest, UplinksNotDivisibleOverCtsws)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) {
-                     h.SetUplinks(12);
-                     h.SetCtsws(8);
-                 }),
-                 "uplinks=12 is not a positive multiple of ctsws=8");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) {
+                          h.SetUplinks(12);
+                          h.SetCtsws(8);
+                      }),
+                      "uplinks=12 is not a positive multiple of ctsws=8");
 }
 
-TEST(AiZoneHelperDeathTest, BadOversubscription)
+TEST(AiZoneHelperErrorTest, BadOversubscription)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
     auto threeTier = [](double o) {
         return [o](RoceAiZoneHelper& h) {
             h.SetTiers(3);
@@ -69,67 +68,64 @@ TEST(AiZoneHelperDeathTest, BadOversubscription)
             h.SetOversubscription(o);
         };
     };
-    EXPECT_DEATH(BuildWith(threeTier(0)), "oversubscription=0 \\(must be > 0\\)");
-    EXPECT_DEATH(BuildWith(threeTier(-7)), "oversubscription=-7 \\(must be > 0\\)");
+    EXPECT_ROCE_ERROR(BuildWith(threeTier(0)), "oversubscription=0 \\(must be > 0\\)");
+    EXPECT_ROCE_ERROR(BuildWith(threeTier(-7)), "oversubscription=-7 \\(must be > 0\\)");
     // 4 downlinks / 8 is less than one link.
-    EXPECT_DEATH(BuildWith(threeTier(8)), "oversubscription=8 gives 0.5");
+    EXPECT_ROCE_ERROR(BuildWith(threeTier(8)), "oversubscription=8 gives 0.5");
     // 4 / 2 = 2 links, and 4 / 3 rounds to 1 link: accepted.
     BuildWith(threeTier(2));
     BuildWith(threeTier(3));
 }
 
-TEST(AiZoneHelperDeathTest, AddressFieldsOverflow)
+TEST(AiZoneHelperErrorTest, AddressFieldsOverflow)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
     // 10.zone.rack.nic: at most 256 racks per zone and 256 NICs per rack.
-    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) { h.SetGpus(257 * 16); }), "racks per zone=257");
-    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) {
-                     h.SetServersPerRack(33);
-                     h.SetGpus(33 * 8);
-                 }),
-                 "NICs per rack=264");
-    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) {
-                     h.SetTiers(3);
-                     h.SetZones(257);
-                 }),
-                 "zones=257");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) { h.SetGpus(257 * 16); }),
+                      "racks per zone=257");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) {
+                          h.SetServersPerRack(33);
+                          h.SetGpus(33 * 8);
+                      }),
+                      "NICs per rack=264");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) {
+                          h.SetTiers(3);
+                          h.SetZones(257);
+                      }),
+                      "zones=257");
     // 2 tiers are one zone.
-    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) { h.SetZones(2); }), "zones=2 needs tiers=3");
-    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) { h.SetTiers(4); }), "tiers=4");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) { h.SetZones(2); }),
+                      "zones=2 needs tiers=3");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) { h.SetTiers(4); }), "tiers=4");
 }
 
-TEST(AiZoneHelperDeathTest, AtswsMustDivideCtswUplinks)
+TEST(AiZoneHelperErrorTest, AtswsMustDivideCtswUplinks)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) {
-                     h.SetTiers(3);
-                     h.SetZones(2);
-                     h.SetGpus(128);
-                     h.SetOversubscription(1); // 4 ATSW links per CTSW
-                     h.SetAtsws(3);
-                 }),
-                 "atsws=3 does not divide the 4");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) {
+                          h.SetTiers(3);
+                          h.SetZones(2);
+                          h.SetGpus(128);
+                          h.SetOversubscription(1); // 4 ATSW links per CTSW
+                          h.SetAtsws(3);
+                      }),
+                      "atsws=3 does not divide the 4");
 }
 
-TEST(AiZoneHelperDeathTest, FatTreeRadix)
+TEST(AiZoneHelperErrorTest, FatTreeRadix)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) { h.SetFatTree(5); }),
-                 "fat-tree k=5 \\(must be even and 2..256\\)");
-    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) { h.SetFatTree(0); }), "fat-tree k=0");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) { h.SetFatTree(5); }),
+                      "fat-tree k=5 \\(must be even and 2..256\\)");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) { h.SetFatTree(0); }), "fat-tree k=0");
 }
 
-TEST(AiZoneHelperDeathTest, UnknownPresetNamesTheKnownOnes)
+TEST(AiZoneHelperErrorTest, UnknownPresetNamesTheKnownOnes)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         BuildWith([](RoceAiZoneHelper& h) { h.SetPreset("meta-zone-4k"); }),
         "preset \"meta-zone-4k\" is unknown \\(known: meta-zone-3072, meta-cluster-24k\\)");
 }
 
-TEST(AiZoneHelperDeathTest, AtswPlanesMustDivide)
+TEST(AiZoneHelperErrorTest, AtswPlanesMustDivide)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
     auto threeTier = [](uint32_t planes, uint32_t atsws) {
         return [planes, atsws](RoceAiZoneHelper& h) {
             h.SetTiers(3);
@@ -140,31 +136,29 @@ TEST(AiZoneHelperDeathTest, AtswPlanesMustDivide)
             h.SetAtsws(atsws);
         };
     };
-    EXPECT_DEATH(BuildWith(threeTier(3, 0)), "atswPlanes=3 does not divide ctsws=16");
-    EXPECT_DEATH(BuildWith(threeTier(0, 0)), "atswPlanes=0 does not divide ctsws=16");
-    EXPECT_DEATH(BuildWith(threeTier(4, 6)), "atswPlanes=4 does not divide atsws=6");
+    EXPECT_ROCE_ERROR(BuildWith(threeTier(3, 0)), "atswPlanes=3 does not divide ctsws=16");
+    EXPECT_ROCE_ERROR(BuildWith(threeTier(0, 0)), "atswPlanes=0 does not divide ctsws=16");
+    EXPECT_ROCE_ERROR(BuildWith(threeTier(4, 6)), "atswPlanes=4 does not divide atsws=6");
     // 4 planes of 3 ATSWs: a CTSW's 4 links do not spread evenly over 3.
-    EXPECT_DEATH(BuildWith(threeTier(4, 12)),
-                 "atsws=12 does not divide the 4 ATSW links of a "
-                 "CTSW over its plane");
+    EXPECT_ROCE_ERROR(BuildWith(threeTier(4, 12)),
+                      "atsws=12 does not divide the 4 ATSW links of a "
+                      "CTSW over its plane");
 }
 
-TEST(AiZoneHelperDeathTest, RailSwitchesPerZone)
+TEST(AiZoneHelperErrorTest, RailSwitchesPerZone)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
     // 33 racks x 8 rails = 264 rail switches: more than 10.zone.rail fits.
-    EXPECT_DEATH(BuildWith([](RoceAiZoneHelper& h) {
-                     h.SetRailOptimized(true);
-                     h.SetGpus(33 * 16);
-                 }),
-                 "rail switches per zone=264");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) {
+                          h.SetRailOptimized(true);
+                          h.SetGpus(33 * 16);
+                      }),
+                      "rail switches per zone=264");
 }
 
-TEST(AiZoneHelperDeathTest, PictureOfALargeFabric)
+TEST(AiZoneHelperErrorTest, PictureOfALargeFabric)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
     // 1024 GPUs: 128 servers + 64 RTSWs + 16 CTSWs = 208 nodes.
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         {
             RoceAiZoneHelper h;
             std::ostringstream os;
@@ -173,10 +167,9 @@ TEST(AiZoneHelperDeathTest, PictureOfALargeFabric)
         "the fabric has 208 nodes");
 }
 
-TEST(AiZoneHelperDeathTest, RouteToAMissingPortNamesThePrefix)
+TEST(AiZoneHelperErrorTest, RouteToAMissingPortNamesThePrefix)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         {
             NodeContainer n;
             n.Create(1);
@@ -188,13 +181,12 @@ TEST(AiZoneHelperDeathTest, RouteToAMissingPortNamesThePrefix)
         "route to 10.1.0.0/16 names port 3, but the switch has 0 ports");
 }
 
-TEST(AiZoneHelperDeathTest, NvlinkGpusComeFromTheServer)
+TEST(AiZoneHelperErrorTest, NvlinkGpusComeFromTheServer)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         BuildWith([](RoceAiZoneHelper& h) { h.SetNvlinkAttribute("NGpus", UintegerValue(4)); }),
         "NVLink attribute NGpus is the GPUs per server \\(SetGpusPerServer\\)");
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         BuildWith([](RoceAiZoneHelper& h) { h.SetNvlinkAttribute("Bandwidth", UintegerValue(4)); }),
         "Bandwidth");
 }

@@ -9,6 +9,7 @@
  */
 
 #include "roce-chakra-forge.h"
+#include "roce-gtest-error.h"
 
 #include "ns3/roce-chakra-trace.h"
 
@@ -294,12 +295,12 @@ TEST(ChakraTrace, ForgedNodes)
     EXPECT_EQ(u.nodes.back().commDst, -1);
 }
 
-TEST(ChakraTraceDeathTest, ReadAbortsNamingFileNodeAndOffset)
+TEST(ChakraTraceErrorTest, ReadAbortsNamingFileNodeAndOffset)
 {
     const std::string file = Bytes(SYNTHETIC + "0.et");
     TempTrace type99(file + ForgedNode(11, 99));
-    EXPECT_DEATH(RoceChakraTrace::Read(type99.Path()),
-                 "node 10 at byte offset 748: node id 11 has unknown node type 99");
-    EXPECT_DEATH(RoceChakraTrace::Read("data/chakra/no-such.et"),
-                 "data/chakra/no-such.et: cannot be read");
+    EXPECT_ROCE_ERROR(RoceChakraTrace::Read(type99.Path()),
+                      "node 10 at byte offset 748: node id 11 has unknown node type 99");
+    EXPECT_ROCE_ERROR(RoceChakraTrace::Read("data/chakra/no-such.et"),
+                      "data/chakra/no-such.et: cannot be read");
 }

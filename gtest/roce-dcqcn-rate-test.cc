@@ -6,6 +6,8 @@
  * Zhu et al. (SIGCOMM'15) as DESIGN.md states them, step by step, next to the
  * event that causes it.
  */
+#include "roce-gtest-error.h"
+
 #include "ns3/roce-cc-dcqcn.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-switch-helper.h"
@@ -136,11 +138,13 @@ TEST(DcqcnPreset, ValuesMatchThePublishedSets)
 TEST(DcqcnPreset, UnknownNameIsFatal)
 {
     RoceHelper roce;
-    EXPECT_DEATH(roce.SetDcqcnPreset("paper-2016"),
-                 "unknown DCQCN preset 'paper-2016' \\(known: paper-2015, nvidia-cx, hpcc-sim\\)");
+    EXPECT_ROCE_ERROR(
+        roce.SetDcqcnPreset("paper-2016"),
+        "unknown DCQCN preset 'paper-2016' \\(known: paper-2015, nvidia-cx, hpcc-sim\\)");
     RoceSwitchHelper switches;
-    EXPECT_DEATH(switches.SetEcnForDcqcnPreset("paper-2016"),
-                 "unknown DCQCN preset 'paper-2016' \\(known: paper-2015, nvidia-cx, hpcc-sim\\)");
+    EXPECT_ROCE_ERROR(
+        switches.SetEcnForDcqcnPreset("paper-2016"),
+        "unknown DCQCN preset 'paper-2016' \\(known: paper-2015, nvidia-cx, hpcc-sim\\)");
 }
 
 TEST(DcqcnRate, FirstCnpHalvesTheRateWithAlphaOne)

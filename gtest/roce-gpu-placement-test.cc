@@ -5,6 +5,8 @@
  * with a message that names the argument and its value.
  */
 
+#include "roce-gtest-error.h"
+
 #include "ns3/roce-ai-zone-helper.h"
 #include "ns3/roce-gpu-placement.h"
 
@@ -40,16 +42,16 @@ Range(uint32_t first, uint32_t n)
 
 } // namespace
 
-TEST(GpuPlacementDeathTest, JobSize)
+TEST(GpuPlacementErrorTest, JobSize)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(RoceGpuPlacement(Zone()).Contiguous(0), "Contiguous: n=0 \\(must be > 0\\)");
-    EXPECT_DEATH(RoceGpuPlacement(Zone()).Fragmented(0, 8), "Fragmented: n=0 \\(must be > 0\\)");
-    EXPECT_DEATH(RoceGpuPlacement(Zone()).Random(0, 1), "Random: n=0 \\(must be > 0\\)");
-    EXPECT_DEATH(RoceGpuPlacement(Zone()).Contiguous(65), "n=65 exceeds the 64 free GPUs");
-    EXPECT_DEATH(RoceGpuPlacement(Zone(256, 2, 8)).Random(5000, 1),
-                 "n=5000 exceeds the 4096 free GPUs");
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(RoceGpuPlacement(Zone()).Contiguous(0), "Contiguous: n=0 \\(must be > 0\\)");
+    EXPECT_ROCE_ERROR(RoceGpuPlacement(Zone()).Fragmented(0, 8),
+                      "Fragmented: n=0 \\(must be > 0\\)");
+    EXPECT_ROCE_ERROR(RoceGpuPlacement(Zone()).Random(0, 1), "Random: n=0 \\(must be > 0\\)");
+    EXPECT_ROCE_ERROR(RoceGpuPlacement(Zone()).Contiguous(65), "n=65 exceeds the 64 free GPUs");
+    EXPECT_ROCE_ERROR(RoceGpuPlacement(Zone(256, 2, 8)).Random(5000, 1),
+                      "n=5000 exceeds the 4096 free GPUs");
+    EXPECT_ROCE_ERROR(
         {
             RoceGpuPlacement p(Zone());
             p.Contiguous(60);
@@ -57,7 +59,7 @@ TEST(GpuPlacementDeathTest, JobSize)
         },
         "n=5 exceeds the 4 free GPUs");
     // 57 GPUs free, but only 6 whole servers: a job of 7 servers does not fit.
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         {
             RoceGpuPlacement p(Zone());
             p.MarkTaken({3, 5, 7, 9, 11, 13, 15});
@@ -66,11 +68,10 @@ TEST(GpuPlacementDeathTest, JobSize)
         "n=56 needs 7 servers of 8 free GPUs, only 6 are wholly free");
 }
 
-TEST(GpuPlacementDeathTest, NoRun)
+TEST(GpuPlacementErrorTest, NoRun)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
     // Servers 1, 3, 5, 7 taken: 4 free servers but no two adjacent.
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         {
             RoceGpuPlacement p(Zone());
             for (uint32_t s : {1, 3, 5, 7})
@@ -82,40 +83,38 @@ TEST(GpuPlacementDeathTest, NoRun)
         "Contiguous: n=16 finds no run of 2 free servers \\(longest: 1\\)");
 }
 
-TEST(GpuPlacementDeathTest, PerRack)
+TEST(GpuPlacementErrorTest, PerRack)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(RoceGpuPlacement(Zone()).Fragmented(16, 0), "perRack=0 \\(must be > 0\\)");
-    EXPECT_DEATH(RoceGpuPlacement(Zone()).Fragmented(16, 16),
-                 "perRack=16 is not less than a rack \\(16 GPUs\\)");
-    EXPECT_DEATH(RoceGpuPlacement(Zone()).Fragmented(16, 4),
-                 "perRack=4 is less than one server \\(8 GPUs\\), and n=16");
+    EXPECT_ROCE_ERROR(RoceGpuPlacement(Zone()).Fragmented(16, 0), "perRack=0 \\(must be > 0\\)");
+    EXPECT_ROCE_ERROR(RoceGpuPlacement(Zone()).Fragmented(16, 16),
+                      "perRack=16 is not less than a rack \\(16 GPUs\\)");
+    EXPECT_ROCE_ERROR(RoceGpuPlacement(Zone()).Fragmented(16, 4),
+                      "perRack=4 is less than one server \\(8 GPUs\\), and n=16");
     // One server per rack from 4 racks holds 32 GPUs, not 40.
-    EXPECT_DEATH(RoceGpuPlacement(Zone()).Fragmented(40, 8),
-                 "n=40 perRack=8 finds too few racks with 8 free GPUs \\(8 GPUs left");
+    EXPECT_ROCE_ERROR(RoceGpuPlacement(Zone()).Fragmented(40, 8),
+                      "n=40 perRack=8 finds too few racks with 8 free GPUs \\(8 GPUs left");
 }
 
-TEST(GpuPlacementDeathTest, GpuOutOfRange)
+TEST(GpuPlacementErrorTest, GpuOutOfRange)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(RoceGpuPlacement(Zone()).MarkTaken({64}),
-                 "MarkTaken: gpu=64 is out of range \\(the zone has 64 GPUs\\)");
-    EXPECT_DEATH(RoceGpuPlacement(Zone()).Release({1000}), "Release: gpu=1000 is out of range");
-    EXPECT_DEATH(RoceGpuPlacement(Zone()).IsFree(64), "IsFree: gpu=64 is out of range");
+    EXPECT_ROCE_ERROR(RoceGpuPlacement(Zone()).MarkTaken({64}),
+                      "MarkTaken: gpu=64 is out of range \\(the zone has 64 GPUs\\)");
+    EXPECT_ROCE_ERROR(RoceGpuPlacement(Zone()).Release({1000}),
+                      "Release: gpu=1000 is out of range");
+    EXPECT_ROCE_ERROR(RoceGpuPlacement(Zone()).IsFree(64), "IsFree: gpu=64 is out of range");
 }
 
-TEST(GpuPlacementDeathTest, TakenAndFree)
+TEST(GpuPlacementErrorTest, TakenAndFree)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(RoceGpuPlacement(Zone()).Release({5}), "Release: gpu=5 is free");
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(RoceGpuPlacement(Zone()).Release({5}), "Release: gpu=5 is free");
+    EXPECT_ROCE_ERROR(
         {
             RoceGpuPlacement p(Zone());
             p.Contiguous(8);
             p.MarkTaken({7});
         },
         "MarkTaken: gpu=7 is already taken");
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         {
             RoceGpuPlacement p(Zone());
             auto a = p.Contiguous(8);
@@ -125,14 +124,13 @@ TEST(GpuPlacementDeathTest, TakenAndFree)
         "Release: gpu=0 is free");
 }
 
-TEST(GpuPlacementDeathTest, BadZone)
+TEST(GpuPlacementErrorTest, BadZone)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(RoceGpuPlacement p(Zone(4, 2, 0)), "gpusPerServer=0");
-    EXPECT_DEATH(RoceGpuPlacement p(Zone(4, 0, 8)), "serversPerRack=0");
+    EXPECT_ROCE_ERROR(RoceGpuPlacement p(Zone(4, 2, 0)), "gpusPerServer=0");
+    EXPECT_ROCE_ERROR(RoceGpuPlacement p(Zone(4, 0, 8)), "serversPerRack=0");
     RoceAiZone z = Zone();
     z.nics.resize(60);
-    EXPECT_DEATH(RoceGpuPlacement{z}, "60 GPUs are not whole racks of 16 GPUs");
+    EXPECT_ROCE_ERROR(RoceGpuPlacement{z}, "60 GPUs are not whole racks of 16 GPUs");
 }
 
 TEST(GpuPlacement, ValidJobsDoNotAbort)

@@ -8,6 +8,8 @@
  * converted by the lineage's units (microseconds, KB, MiB, bytes).
  */
 
+#include "roce-gtest-error.h"
+
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
@@ -37,8 +39,8 @@ namespace
 std::string
 Write(const std::string& name, const std::string& text)
 {
-    // One file per process: ctest runs tests (and death tests their
-    // children) in parallel, and several of them write the same names.
+    // One file per process: ctest runs tests in parallel processes,
+    // and several of them write the same names.
     const std::string path =
         "/tmp/rocev2-hpcc-config-" + std::to_string(getpid()) + "-" + name + ".txt";
     std::ofstream(path) << text;
@@ -161,42 +163,41 @@ TEST(HpccConfig, UnknownKeysAndLinkDownAreListed)
     EXPECT_EQ(c.Resolve("/abs/t.txt"), "/abs/t.txt");
 }
 
-TEST(HpccConfigDeathTest, MalformedLines)
+TEST(HpccConfigErrorTest, MalformedLines)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
     const std::string base = "TOPOLOGY_FILE t.txt\nFLOW_FILE f.txt\n";
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("novalue", base + "CC_MODE\n")),
-                 "novalue.txt:3: CC_MODE has no value");
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("two", base + "RP_TIMER 300 400\n")),
-                 "two.txt:3: RP_TIMER takes 1 value, found 2");
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("num", base + "RP_TIMER fast\n")),
-                 "num.txt:3: RP_TIMER 'fast' is not a number");
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("neg", base + "RP_TIMER -3\n")),
-                 "neg.txt:3: RP_TIMER '-3' is not > 0 \\(microseconds\\)");
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("gain", base + "EWMA_GAIN 1.5\n")),
-                 "gain.txt:3: EWMA_GAIN '1.5' is not in \\[0, 1\\]");
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("rate", base + "RATE_AI 5Mbit\n")),
-                 "rate.txt:3: RATE_AI '5Mbit' is not a positive rate");
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("flag", base + "HAS_WIN 2\n")),
-                 "flag.txt:3: HAS_WIN '2' is not a whole number of at most 1");
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("cc", base + "CC_MODE 10\n")),
-                 "cc.txt:3: CC_MODE '10' is not available; known: 1 \\(DCQCN\\)");
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("map", base + "KMAX_MAP 2 100000000000 1600\n")),
-                 "map.txt:3: KMAX_MAP: count 2 needs 4 fields");
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("maprate", base + "KMIN_MAP 1 100G 400\n")),
-                 "maprate.txt:3: KMIN_MAP rate \\(bit/s\\) '100G' is not a whole number");
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("pmax", base + "PMAX_MAP 1 100000000000 1.2\n")),
-                 "pmax.txt:3: PMAX_MAP value '1.2' is not in \\[0, 1\\]");
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("down", base + "LINK_DOWN 0 0\n")),
-                 "down.txt:3: LINK_DOWN takes 3 values, found 2");
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("twice", base + "CC_MODE 1\nCC_MODE 3\n")),
-                 "twice.txt:4: CC_MODE given twice \\(first on line 3\\)");
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("notkey", base + "3 1 2\n")),
-                 "notkey.txt:3: '3' is not a config key");
-    EXPECT_DEATH(RoceHpccConfig::Read(Write("notopo", "FLOW_FILE f.txt\n")),
-                 "notopo.txt: TOPOLOGY_FILE is missing");
-    EXPECT_DEATH(RoceHpccConfig::Read("/nonexistent/config.txt"),
-                 "/nonexistent/config.txt: cannot be read");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("novalue", base + "CC_MODE\n")),
+                      "novalue.txt:3: CC_MODE has no value");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("two", base + "RP_TIMER 300 400\n")),
+                      "two.txt:3: RP_TIMER takes 1 value, found 2");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("num", base + "RP_TIMER fast\n")),
+                      "num.txt:3: RP_TIMER 'fast' is not a number");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("neg", base + "RP_TIMER -3\n")),
+                      "neg.txt:3: RP_TIMER '-3' is not > 0 \\(microseconds\\)");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("gain", base + "EWMA_GAIN 1.5\n")),
+                      "gain.txt:3: EWMA_GAIN '1.5' is not in \\[0, 1\\]");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("rate", base + "RATE_AI 5Mbit\n")),
+                      "rate.txt:3: RATE_AI '5Mbit' is not a positive rate");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("flag", base + "HAS_WIN 2\n")),
+                      "flag.txt:3: HAS_WIN '2' is not a whole number of at most 1");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("cc", base + "CC_MODE 10\n")),
+                      "cc.txt:3: CC_MODE '10' is not available; known: 1 \\(DCQCN\\)");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("map", base + "KMAX_MAP 2 100000000000 1600\n")),
+                      "map.txt:3: KMAX_MAP: count 2 needs 4 fields");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("maprate", base + "KMIN_MAP 1 100G 400\n")),
+                      "maprate.txt:3: KMIN_MAP rate \\(bit/s\\) '100G' is not a whole number");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("pmax", base + "PMAX_MAP 1 100000000000 1.2\n")),
+                      "pmax.txt:3: PMAX_MAP value '1.2' is not in \\[0, 1\\]");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("down", base + "LINK_DOWN 0 0\n")),
+                      "down.txt:3: LINK_DOWN takes 3 values, found 2");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("twice", base + "CC_MODE 1\nCC_MODE 3\n")),
+                      "twice.txt:4: CC_MODE given twice \\(first on line 3\\)");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("notkey", base + "3 1 2\n")),
+                      "notkey.txt:3: '3' is not a config key");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("notopo", "FLOW_FILE f.txt\n")),
+                      "notopo.txt: TOPOLOGY_FILE is missing");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read("/nonexistent/config.txt"),
+                      "/nonexistent/config.txt: cannot be read");
 }
 
 TEST(HpccConfig, AppliesItsKeysToTheFabric)
@@ -266,16 +267,15 @@ TEST(HpccConfig, AppliesItsKeysToTheFabric)
     Config::Reset();
 }
 
-TEST(HpccConfigDeathTest, FabricsThatCannotBeBuilt)
+TEST(HpccConfigErrorTest, FabricsThatCannotBeBuilt)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
     RoceHelper roce;
     RoceSwitchHelper switches;
     const auto twice = RoceHpccFormat::ReadTopology(
         Write("twolinks", "3 1 3\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n0 2 100Gbps 1us 0\n"));
-    EXPECT_DEATH(RoceHpccFormat::Build(twice, roce, switches),
-                 "line 5: host 0 has a second link \\(the first on line 3\\)");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::Build(twice, roce, switches),
+                      "line 5: host 0 has a second link \\(the first on line 3\\)");
     const auto lonely = RoceHpccFormat::ReadTopology(
         Write("lonely", "4 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n"));
-    EXPECT_DEATH(RoceHpccFormat::Build(lonely, roce, switches), "host 3 has no link");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::Build(lonely, roce, switches), "host 3 has no link");
 }

@@ -6,6 +6,8 @@
  * with file:line and the field.
  */
 
+#include "roce-gtest-error.h"
+
 #include "ns3/roce-hpcc-format.h"
 
 #include <cstdio>
@@ -27,8 +29,8 @@ const std::string FLOWS = "data/hpcc-format/websearch-320-30pct-10ms.txt";
 std::string
 Write(const std::string& name, const std::string& text)
 {
-    // One file per process: ctest runs tests (and death tests their
-    // children) in parallel, and several of them write the same names.
+    // One file per process: ctest runs tests in parallel processes,
+    // and several of them write the same names.
     const std::string path =
         "/tmp/rocev2-hpcc-format-" + std::to_string(getpid()) + "-" + name + ".txt";
     std::ofstream(path) << text;
@@ -119,49 +121,49 @@ TEST(HpccFormat, TopologyRoundTrip)
     EXPECT_EQ(again.str(), "3 1 1\n2\n0 2 25000000000bps 1500ns 0.001\n");
 }
 
-TEST(HpccFormatDeathTest, MalformedTopologies)
+TEST(HpccFormatErrorTest, MalformedTopologies)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(RoceHpccFormat::ReadTopology(Write("fields", "3 1 2\n2\n0 2 100Gbps 1000ns\n")),
-                 "fields.txt:3: expected 5 fields \\(a b rate delay error_rate\\), found 4");
-    EXPECT_DEATH(RoceHpccFormat::ReadTopology(Write("rate", "3 1 1\n2\n0 2 fast 1000ns 0\n")),
-                 "rate.txt:3: rate 'fast' is not a positive rate");
-    EXPECT_DEATH(RoceHpccFormat::ReadTopology(Write("delay", "3 1 1\n2\n0 2 100Gbps soon 0\n")),
-                 "delay.txt:3: delay 'soon' is not a time");
-    EXPECT_DEATH(RoceHpccFormat::ReadTopology(Write("err", "3 1 1\n2\n0 2 100Gbps 1us 1.5\n")),
-                 "err.txt:3: error_rate '1.5' is not in \\[0, 1\\)");
-    EXPECT_DEATH(RoceHpccFormat::ReadTopology(Write("end", "3 1 1\n2\n0 7 100Gbps 1us 0\n")),
-                 "end.txt:3: link end b '7' is not a whole number of at most 2");
-    EXPECT_DEATH(RoceHpccFormat::ReadTopology(Write("count", "3 1 3\n2\n0 2 100Gbps 1us 0\n")),
-                 "count.txt: line 1 announces 3 links, the file has 1");
-    EXPECT_DEATH(RoceHpccFormat::ReadTopology(Write("twice", "4 2 0\n2 2\n")),
-                 "twice.txt:2: switch id 2 listed twice");
-    EXPECT_DEATH(RoceHpccFormat::ReadTopology("/nonexistent/topology.txt"),
-                 "/nonexistent/topology.txt: cannot be read");
+    EXPECT_ROCE_ERROR(
+        RoceHpccFormat::ReadTopology(Write("fields", "3 1 2\n2\n0 2 100Gbps 1000ns\n")),
+        "fields.txt:3: expected 5 fields \\(a b rate delay error_rate\\), found 4");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadTopology(Write("rate", "3 1 1\n2\n0 2 fast 1000ns 0\n")),
+                      "rate.txt:3: rate 'fast' is not a positive rate");
+    EXPECT_ROCE_ERROR(
+        RoceHpccFormat::ReadTopology(Write("delay", "3 1 1\n2\n0 2 100Gbps soon 0\n")),
+        "delay.txt:3: delay 'soon' is not a time");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadTopology(Write("err", "3 1 1\n2\n0 2 100Gbps 1us 1.5\n")),
+                      "err.txt:3: error_rate '1.5' is not in \\[0, 1\\)");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadTopology(Write("end", "3 1 1\n2\n0 7 100Gbps 1us 0\n")),
+                      "end.txt:3: link end b '7' is not a whole number of at most 2");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadTopology(Write("count", "3 1 3\n2\n0 2 100Gbps 1us 0\n")),
+                      "count.txt: line 1 announces 3 links, the file has 1");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadTopology(Write("twice", "4 2 0\n2 2\n")),
+                      "twice.txt:2: switch id 2 listed twice");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadTopology("/nonexistent/topology.txt"),
+                      "/nonexistent/topology.txt: cannot be read");
     // The smallest good file reads.
     EXPECT_EQ(RoceHpccFormat::ReadTopology(Write("small", SMALL)).links.size(), 2u);
 }
 
-TEST(HpccFormatDeathTest, MalformedFlows)
+TEST(HpccFormatErrorTest, MalformedFlows)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
     const RoceHpccFormat::Topology t = RoceHpccFormat::ReadTopology(Write("small", SMALL));
-    EXPECT_DEATH(RoceHpccFormat::ReadFlows(Write("sw", "1\n0 2 3 100 1000 2.0\n"), t),
-                 "sw.txt:2: dst 2 is a switch, not a host");
-    EXPECT_DEATH(RoceHpccFormat::ReadFlows(Write("self", "1\n1 1 3 100 1000 2.0\n"), t),
-                 "self.txt:2: src and dst are both 1");
-    EXPECT_DEATH(RoceHpccFormat::ReadFlows(Write("bytes", "1\n0 1 3 100 1e3 2.0\n"), t),
-                 "bytes.txt:2: bytes '1e3' is not a whole number");
-    EXPECT_DEATH(RoceHpccFormat::ReadFlows(Write("zero", "1\n0 1 3 100 0 2.0\n"), t),
-                 "zero.txt:2: bytes '0' must be positive");
-    EXPECT_DEATH(RoceHpccFormat::ReadFlows(Write("start", "1\n0 1 3 100 10 -1\n"), t),
-                 "start.txt:2: start_seconds '-1' is negative");
-    EXPECT_DEATH(RoceHpccFormat::ReadFlows(Write("prio", "1\n0 1 9 100 10 2\n"), t),
-                 "prio.txt:2: priority '9' is not a whole number of at most 7");
-    EXPECT_DEATH(RoceHpccFormat::ReadFlows(Write("n", "2\n0 1 3 100 10 2\n"), t),
-                 "n.txt: line 1 announces 2 flows, the file has 1");
-    EXPECT_DEATH(RoceHpccFormat::ReadFlows(Write("short", "1\n\n0 1 3 100 10\n"), t),
-                 "short.txt:3: expected 6 fields");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadFlows(Write("sw", "1\n0 2 3 100 1000 2.0\n"), t),
+                      "sw.txt:2: dst 2 is a switch, not a host");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadFlows(Write("self", "1\n1 1 3 100 1000 2.0\n"), t),
+                      "self.txt:2: src and dst are both 1");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadFlows(Write("bytes", "1\n0 1 3 100 1e3 2.0\n"), t),
+                      "bytes.txt:2: bytes '1e3' is not a whole number");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadFlows(Write("zero", "1\n0 1 3 100 0 2.0\n"), t),
+                      "zero.txt:2: bytes '0' must be positive");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadFlows(Write("start", "1\n0 1 3 100 10 -1\n"), t),
+                      "start.txt:2: start_seconds '-1' is negative");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadFlows(Write("prio", "1\n0 1 9 100 10 2\n"), t),
+                      "prio.txt:2: priority '9' is not a whole number of at most 7");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadFlows(Write("n", "2\n0 1 3 100 10 2\n"), t),
+                      "n.txt: line 1 announces 2 flows, the file has 1");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadFlows(Write("short", "1\n\n0 1 3 100 10\n"), t),
+                      "short.txt:3: expected 6 fields");
     const auto ok = RoceHpccFormat::ReadFlows(Write("ok", "1\n\n0 1 3 100 10 2.5\n"), t);
     ASSERT_EQ(ok.size(), 1u);
     EXPECT_EQ(ok[0].start, MilliSeconds(2500));

@@ -6,6 +6,8 @@
  * at fault. Lines and columns below are counted by hand in the texts.
  */
 
+#include "roce-gtest-error.h"
+
 #include "ns3/roce-ai-zone-helper.h"
 #include "ns3/roce-job-helper.h"
 #include "ns3/simulator.h"
@@ -95,90 +97,92 @@ TEST(RoceJobFile, SizesDefaultsAndSeveralJobs)
     EXPECT_EQ(RoceJobHelper::GetGpusNeeded(jobs), 18u);
 }
 
-TEST(RoceJobFileDeathTest, MissingComma)
+TEST(RoceJobFileErrorTest, MissingComma)
 {
     // Line 6 "]" ends the list, then line 7 starts "steps" without a comma.
-    EXPECT_DEATH(Parse(With("  ],\n  \"steps\"", "  ]\n  \"steps\"")),
-                 "bad\\.json:7:[0-9]+: JSON syntax error");
+    EXPECT_ROCE_ERROR(Parse(With("  ],\n  \"steps\"", "  ]\n  \"steps\"")),
+                      "bad\\.json:7:[0-9]+: JSON syntax error");
 }
 
-TEST(RoceJobFileDeathTest, UnknownOp)
+TEST(RoceJobFileErrorTest, UnknownOp)
 {
-    EXPECT_DEATH(Parse(With("\"allreduce\"", "\"allreduec\"")),
-                 "bad\\.json:8:12: field \"op\".*= \"allreduec\": unknown op \\(known: allreduce");
+    EXPECT_ROCE_ERROR(
+        Parse(With("\"allreduce\"", "\"allreduec\"")),
+        "bad\\.json:8:12: field \"op\".*= \"allreduec\": unknown op \\(known: allreduce");
 }
 
-TEST(RoceJobFileDeathTest, UnknownCommunicator)
+TEST(RoceJobFileErrorTest, UnknownCommunicator)
 {
-    EXPECT_DEATH(Parse(With("\"comm\": \"dp\"", "\"comm\": \"tp\"")),
-                 "bad\\.json:8:48: field \"comm\".*= \"tp\": unknown communicator \\(the job "
-                 "has: dp\\)");
+    EXPECT_ROCE_ERROR(Parse(With("\"comm\": \"dp\"", "\"comm\": \"tp\"")),
+                      "bad\\.json:8:48: field \"comm\".*= \"tp\": unknown communicator \\(the job "
+                      "has: dp\\)");
 }
 
-TEST(RoceJobFileDeathTest, MissingField)
+TEST(RoceJobFileErrorTest, MissingField)
 {
-    EXPECT_DEATH(Parse(With("\"size\": \"16M\", ", "")),
-                 "bad\\.json:8:5: step /steps/0: missing field \"size\"");
+    EXPECT_ROCE_ERROR(Parse(With("\"size\": \"16M\", ", "")),
+                      "bad\\.json:8:5: step /steps/0: missing field \"size\"");
 }
 
-TEST(RoceJobFileDeathTest, NegativeGap)
+TEST(RoceJobFileErrorTest, NegativeGap)
 {
-    EXPECT_DEATH(Parse(With("\"gap_us\": 100", "\"gap_us\": -5")),
-                 "bad\\.json:8:64: field \"gap_us\".*= -5: must not be negative");
+    EXPECT_ROCE_ERROR(Parse(With("\"gap_us\": 100", "\"gap_us\": -5")),
+                      "bad\\.json:8:64: field \"gap_us\".*= -5: must not be negative");
 }
 
-TEST(RoceJobFileDeathTest, UnknownPlacement)
+TEST(RoceJobFileErrorTest, UnknownPlacement)
 {
-    EXPECT_DEATH(Parse(With("\"contiguous\"", "\"scattered\"")),
-                 "bad\\.json:5:44: field \"placement\".*= \"scattered\": unknown placement");
+    EXPECT_ROCE_ERROR(Parse(With("\"contiguous\"", "\"scattered\"")),
+                      "bad\\.json:5:44: field \"placement\".*= \"scattered\": unknown placement");
 }
 
-TEST(RoceJobFileDeathTest, UnknownField)
+TEST(RoceJobFileErrorTest, UnknownField)
 {
-    EXPECT_DEATH(Parse(With("\"gap_us\"", "\"gap\"")),
-                 "bad\\.json:8:61: unknown field \"gap\" in step /steps/0");
+    EXPECT_ROCE_ERROR(Parse(With("\"gap_us\"", "\"gap\"")),
+                      "bad\\.json:8:61: unknown field \"gap\" in step /steps/0");
 }
 
-TEST(RoceJobFileDeathTest, BadSize)
+TEST(RoceJobFileErrorTest, BadSize)
 {
-    EXPECT_DEATH(Parse(With("\"16M\"", "\"16Q\"")),
-                 "bad\\.json:8:33: field \"size\".*= \"16Q\": must be a positive byte count");
-    EXPECT_DEATH(Parse(With("\"16M\"", "0")), "bad\\.json:8:33: field \"size\".*= 0");
+    EXPECT_ROCE_ERROR(Parse(With("\"16M\"", "\"16Q\"")),
+                      "bad\\.json:8:33: field \"size\".*= \"16Q\": must be a positive byte count");
+    EXPECT_ROCE_ERROR(Parse(With("\"16M\"", "0")), "bad\\.json:8:33: field \"size\".*= 0");
 }
 
-TEST(RoceJobFileDeathTest, SizeTheOpCannotSplit)
+TEST(RoceJobFileErrorTest, SizeTheOpCannotSplit)
 {
     // AllGather's share per rank is size / ranks: 1001 is not a multiple of 8.
-    EXPECT_DEATH(Parse(With("\"allreduce\", \"size\": \"16M\"", "\"allgather\", \"size\": 1001")),
-                 "bad\\.json:8:33: field \"size\".*= 1001: allgather needs a multiple of the 8 "
-                 "ranks");
+    EXPECT_ROCE_ERROR(
+        Parse(With("\"allreduce\", \"size\": \"16M\"", "\"allgather\", \"size\": 1001")),
+        "bad\\.json:8:33: field \"size\".*= 1001: allgather needs a multiple of the 8 "
+        "ranks");
 }
 
-TEST(RoceJobFileDeathTest, BadIterationsAndOverlap)
+TEST(RoceJobFileErrorTest, BadIterationsAndOverlap)
 {
-    EXPECT_DEATH(Parse(With("\"iterations\": 2", "\"iterations\": 0")),
-                 "bad\\.json:3:17: field \"iterations\".*= 0: must be an integer >= 1");
-    EXPECT_DEATH(Parse(With("\"gap_us\": 100", "\"gap_us\": 100, \"overlap\": \"yes\"")),
-                 "bad\\.json:8:80: field \"overlap\".*= \"yes\": must be true or false");
+    EXPECT_ROCE_ERROR(Parse(With("\"iterations\": 2", "\"iterations\": 0")),
+                      "bad\\.json:3:17: field \"iterations\".*= 0: must be an integer >= 1");
+    EXPECT_ROCE_ERROR(Parse(With("\"gap_us\": 100", "\"gap_us\": 100, \"overlap\": \"yes\"")),
+                      "bad\\.json:8:80: field \"overlap\".*= \"yes\": must be true or false");
 }
 
-TEST(RoceJobFileDeathTest, FileNameAndUnreadableFile)
+TEST(RoceJobFileErrorTest, FileNameAndUnreadableFile)
 {
     const std::string path = std::string(P_tmpdir) + "/rocev2-job-gtest.json";
     {
         std::ofstream out(path);
         out << With("\"allreduce\"", "\"allreduec\"");
     }
-    EXPECT_DEATH(RoceJobHelper::Read(path), "rocev2-job-gtest\\.json:8:12: field \"op\"");
+    EXPECT_ROCE_ERROR(RoceJobHelper::Read(path), "rocev2-job-gtest\\.json:8:12: field \"op\"");
     std::remove(path.c_str());
-    EXPECT_DEATH(RoceJobHelper::Read("/nonexistent/job.json"),
-                 "/nonexistent/job\\.json: cannot read the job file");
+    EXPECT_ROCE_ERROR(RoceJobHelper::Read("/nonexistent/job.json"),
+                      "/nonexistent/job\\.json: cannot read the job file");
 }
 
-TEST(RoceJobFileDeathTest, CommunicatorBiggerThanTheFreeGpus)
+TEST(RoceJobFileErrorTest, CommunicatorBiggerThanTheFreeGpus)
 {
     auto jobs = RoceJobHelper::Parse(With("\"gpus\": 8", "\"gpus\": 64"), "big.json");
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         {
             RoceAiZoneHelper zh;
             zh.SetGpus(16);

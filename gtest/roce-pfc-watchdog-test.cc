@@ -8,6 +8,8 @@
 // its settings. The port that runs it on real traffic is tested in
 // test/switch/rocev2-pfc-watchdog-test-suite.cc.
 
+#include "roce-gtest-error.h"
+
 #include "ns3/boolean.h"
 #include "ns3/nstime.h"
 #include "ns3/roce-pfc-watchdog.h"
@@ -134,28 +136,27 @@ TEST(PfcWatchdog, PrioritiesAreIndependent)
     EXPECT_EQ(wd->GetStats().droppedFrames[4], 0u);
 }
 
-TEST(PfcWatchdogDeathTest, BadSettingsAbort)
+TEST(PfcWatchdogErrorTest, BadSettingsAbort)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         {
             Ptr<RocePfcWatchdog> wd = CreateObject<RocePfcWatchdog>();
             wd->SetAttribute("Timeout", TimeValue(Seconds(0)));
         },
         "Timeout=\\+0ns must be positive");
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         {
             Ptr<RocePfcWatchdog> wd = CreateObject<RocePfcWatchdog>();
             wd->SetAttribute("Interval", TimeValue(Seconds(0)));
         },
         "Interval=\\+0ns must be positive");
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         {
             Ptr<RocePfcWatchdog> wd = CreateObject<RocePfcWatchdog>();
             wd->SetAttribute("RecoveryTime", TimeValue(Seconds(0)));
         },
         "RecoveryTime=\\+0ns must be positive");
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         {
             Ptr<RocePfcWatchdog> wd = CreateObject<RocePfcWatchdog>();
             Ptr<Object> a = CreateObject<Object>();

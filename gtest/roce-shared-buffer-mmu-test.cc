@@ -7,6 +7,7 @@
 // the order departures drain the pools in, and the user errors that abort. PFC decisions and the
 // losslessness invariant are in roce-shared-buffer-mmu-pfc-test.cc.
 
+#include "roce-gtest-error.h"
 #include "roce-shared-buffer-mmu-test-util.h"
 
 #include "ns3/boolean.h"
@@ -351,12 +352,11 @@ TEST(SharedBufferMmuTest, PartitionedModeIsolatesPorts)
 }
 
 // User errors abort with a message that names the attribute.
-TEST(SharedBufferMmuDeathTest, NonPositiveAlphaAborts)
+TEST(SharedBufferMmuErrorTest, NonPositiveAlphaAborts)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
     for (double alpha : {0.0, -0.5})
     {
-        EXPECT_DEATH(
+        EXPECT_ROCE_ERROR(
             {
                 auto mmu = CreateObject<RoceSharedBufferMmu>();
                 mmu->SetAttribute("Alpha", DoubleValue(alpha));
@@ -365,11 +365,10 @@ TEST(SharedBufferMmuDeathTest, NonPositiveAlphaAborts)
     }
 }
 
-TEST(SharedBufferMmuDeathTest, BufferSmallerThanHeadroomAborts)
+TEST(SharedBufferMmuErrorTest, BufferSmallerThanHeadroomAborts)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
     // Four 100G ports need four headrooms for priority 3.
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         {
             auto mmu = CreateObject<RoceSharedBufferMmu>();
             mmu->SetAttribute("BufferSize", Bytes(4 * H100() - 1));
@@ -377,7 +376,7 @@ TEST(SharedBufferMmuDeathTest, BufferSmallerThanHeadroomAborts)
         },
         "smaller than");
     // Reserves count too.
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         {
             auto mmu = CreateObject<RoceSharedBufferMmu>();
             mmu->SetAttribute("BufferSize", Bytes(H100() + 1000));
@@ -393,10 +392,9 @@ TEST(SharedBufferMmuDeathTest, BufferSmallerThanHeadroomAborts)
     EXPECT_EQ(ok->GetSharedPoolSize(), 1u);
 }
 
-TEST(SharedBufferMmuDeathTest, ReleasingMoreThanHeldAborts)
+TEST(SharedBufferMmuErrorTest, ReleasingMoreThanHeldAborts)
 {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(
+    EXPECT_ROCE_ERROR(
         {
             auto mmu = OnePortMmu(100000, 1.0);
             mmu->Admit(0, 3, 1000);

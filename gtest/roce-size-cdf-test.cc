@@ -6,6 +6,8 @@
  * file:line and the field.
  */
 
+#include "roce-gtest-error.h"
+
 #include "ns3/roce-size-cdf.h"
 
 #include <cmath>
@@ -114,7 +116,8 @@ TEST(SizeCdf, MalformedFileIsFatal)
 {
     const std::string path = "/tmp/rocev2-size-cdf-bad.txt";
     std::ofstream(path) << "0 0\n100 50\n200 97\n";
-    EXPECT_DEATH(RoceSizeCdf::Read(path), "rocev2-size-cdf-bad.txt:3: the last percent is 97");
-    EXPECT_DEATH(RoceSizeCdf::Read("/nonexistent/cdf.txt"), "/nonexistent/cdf.txt: cannot be read");
+    EXPECT_ROCE_ERROR(RoceSizeCdf::Read(path), "rocev2-size-cdf-bad.txt:3: the last percent is 97");
+    EXPECT_ROCE_ERROR(RoceSizeCdf::Read("/nonexistent/cdf.txt"),
+                      "/nonexistent/cdf.txt: cannot be read");
     std::remove(path.c_str());
 }

@@ -5,6 +5,8 @@
  * field and the value, and writes HPCC flow files in that lineage's layout.
  */
 
+#include "roce-gtest-error.h"
+
 #include "ns3/node-container.h"
 #include "ns3/roce-fct-stats.h"
 #include "ns3/roce-workload-helper.h"
@@ -36,17 +38,18 @@ TEST(WorkloadHelper, InstallRefusesBadFlows)
     NodeContainer nodes(3);
     Ptr<RoceFctStats> stats = CreateObject<RoceFctStats>();
     RoceWorkloadHelper h;
-    EXPECT_DEATH(h.Install(nodes, {Flow(0, 1), Flow(3, 1)}, stats),
-                 "flow 1: src 3 is not below the 3 nodes given");
-    EXPECT_DEATH(h.Install(nodes, {Flow(0, 7)}, stats), "flow 0: dst 7 is not below the 3 nodes");
-    EXPECT_DEATH(h.Install(nodes, {Flow(0, 1), Flow(1, 2), Flow(2, 2)}, stats),
-                 "flow 2: src and dst are both 2");
-    EXPECT_DEATH(h.Install(nodes, {Flow(0, 1, 0)}, stats), "flow 0: bytes 0");
+    EXPECT_ROCE_ERROR(h.Install(nodes, {Flow(0, 1), Flow(3, 1)}, stats),
+                      "flow 1: src 3 is not below the 3 nodes given");
+    EXPECT_ROCE_ERROR(h.Install(nodes, {Flow(0, 7)}, stats),
+                      "flow 0: dst 7 is not below the 3 nodes");
+    EXPECT_ROCE_ERROR(h.Install(nodes, {Flow(0, 1), Flow(1, 2), Flow(2, 2)}, stats),
+                      "flow 2: src and dst are both 2");
+    EXPECT_ROCE_ERROR(h.Install(nodes, {Flow(0, 1, 0)}, stats), "flow 0: bytes 0");
     RoceFlowSpec prio = Flow(0, 1);
     prio.priority = 8;
-    EXPECT_DEATH(h.Install(nodes, {prio}, stats), "flow 0: priority 8 is not in 0..7");
+    EXPECT_ROCE_ERROR(h.Install(nodes, {prio}, stats), "flow 0: priority 8 is not in 0..7");
     // A node without a NIC is named too.
-    EXPECT_DEATH(h.Install(nodes, {Flow(0, 1)}, stats), "has no RoceNetDevice");
+    EXPECT_ROCE_ERROR(h.Install(nodes, {Flow(0, 1)}, stats), "has no RoceNetDevice");
 }
 
 TEST(WorkloadHelper, WritesHpccFlowFile)
@@ -64,7 +67,7 @@ TEST(WorkloadHelper, WritesHpccFlowFile)
 
 TEST(WorkloadHelper, IncastAndPermutationRefuseBadInput)
 {
-    EXPECT_DEATH(RoceWorkloadHelper::Incast({1, 2, 3}, 2, 10, Seconds(0)),
-                 "the receiver 2 is also a sender");
-    EXPECT_DEATH(RoceWorkloadHelper::Permutation(1, 10, Seconds(0), 1), "at least 2 hosts");
+    EXPECT_ROCE_ERROR(RoceWorkloadHelper::Incast({1, 2, 3}, 2, 10, Seconds(0)),
+                      "the receiver 2 is also a sender");
+    EXPECT_ROCE_ERROR(RoceWorkloadHelper::Permutation(1, 10, Seconds(0), 1), "at least 2 hosts");
 }

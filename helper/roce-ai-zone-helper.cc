@@ -4,10 +4,10 @@
 
 #include "roce-ai-zone-helper.h"
 
-#include "ns3/abort.h"
 #include "ns3/enum.h"
 #include "ns3/node.h"
 #include "ns3/queue-size.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-switch.h"
 #include "ns3/uinteger.h"
 
@@ -113,8 +113,8 @@ RoceAiZoneHelper::SetRailOptimized(bool rail)
 void
 RoceAiZoneHelper::SetFatTree(uint32_t k)
 {
-    NS_ABORT_MSG_IF(k < 2 || k % 2 != 0 || k > 256,
-                    "RoceAiZoneHelper: fat-tree k=" << k << " (must be even and 2..256)");
+    ROCE_ERROR_IF(k < 2 || k % 2 != 0 || k > 256,
+                  "RoceAiZoneHelper: fat-tree k=" << k << " (must be even and 2..256)");
     const uint32_t h = k / 2;
     m_fatTreeK = k;
     m_tiers = 3;
@@ -159,7 +159,7 @@ RoceAiZoneHelper::SetPreset(const std::string& name)
     {
         known += (known.empty() ? "" : ", ") + n;
     }
-    NS_ABORT_MSG("RoceAiZoneHelper: preset \"" << name << "\" is unknown (known: " << known << ")");
+    ROCE_ERROR("RoceAiZoneHelper: preset \"" << name << "\" is unknown (known: " << known << ")");
 }
 
 std::vector<std::string>
@@ -213,12 +213,12 @@ RoceAiZoneHelper::SetEcnForDcqcnPreset(const std::string& preset)
 void
 RoceAiZoneHelper::SetNvlinkAttribute(std::string name, const AttributeValue& value)
 {
-    NS_ABORT_MSG_IF(name == "NGpus",
-                    "RoceAiZoneHelper: NVLink attribute NGpus is the GPUs per server "
-                    "(SetGpusPerServer)");
+    ROCE_ERROR_IF(name == "NGpus",
+                  "RoceAiZoneHelper: NVLink attribute NGpus is the GPUs per server "
+                  "(SetGpusPerServer)");
     // Checked now, so that a wrong name or value is reported where it is set.
     Ptr<RoceNvlinkDomain> probe = CreateObject<RoceNvlinkDomain>();
-    probe->SetAttribute(name, value);
+    RoceSetAttribute(*probe, name, value);
     m_nvlinkAttributes.emplace_back(name, value.Copy());
 }
 
@@ -265,62 +265,62 @@ RoceAiZoneHelper::CtswUplinks() const
 void
 RoceAiZoneHelper::Check() const
 {
-    NS_ABORT_MSG_IF(m_tiers != 2 && m_tiers != 3,
-                    "RoceAiZoneHelper: tiers=" << m_tiers << " (must be 2 or 3)");
-    NS_ABORT_MSG_IF(m_zones == 0 || m_zones > 256,
-                    "RoceAiZoneHelper: zones=" << m_zones << " (must be 1..256)");
-    NS_ABORT_MSG_IF(m_tiers == 2 && m_zones != 1,
-                    "RoceAiZoneHelper: zones=" << m_zones
-                                               << " needs tiers=3 (a 2-tier fabric is one zone)");
-    NS_ABORT_MSG_IF(m_servers == 0,
-                    "RoceAiZoneHelper: serversPerRack=" << m_servers << " (must be >= 1)");
-    NS_ABORT_MSG_IF(m_gpusPerServer == 0,
-                    "RoceAiZoneHelper: gpusPerServer=" << m_gpusPerServer << " (must be >= 1)");
+    ROCE_ERROR_IF(m_tiers != 2 && m_tiers != 3,
+                  "RoceAiZoneHelper: tiers=" << m_tiers << " (must be 2 or 3)");
+    ROCE_ERROR_IF(m_zones == 0 || m_zones > 256,
+                  "RoceAiZoneHelper: zones=" << m_zones << " (must be 1..256)");
+    ROCE_ERROR_IF(m_tiers == 2 && m_zones != 1,
+                  "RoceAiZoneHelper: zones=" << m_zones
+                                             << " needs tiers=3 (a 2-tier fabric is one zone)");
+    ROCE_ERROR_IF(m_servers == 0,
+                  "RoceAiZoneHelper: serversPerRack=" << m_servers << " (must be >= 1)");
+    ROCE_ERROR_IF(m_gpusPerServer == 0,
+                  "RoceAiZoneHelper: gpusPerServer=" << m_gpusPerServer << " (must be >= 1)");
     const uint32_t perRack = m_servers * m_gpusPerServer;
-    NS_ABORT_MSG_IF(!m_rail && perRack > 256,
-                    "RoceAiZoneHelper: NICs per rack=" << perRack
-                                                       << " (serversPerRack x gpusPerServer "
-                                                          "must be <= 256: 10.zone.rack.nic)");
-    NS_ABORT_MSG_IF(m_gpus == 0 || m_gpus % (m_zones * perRack) != 0,
-                    "RoceAiZoneHelper: gpus=" << m_gpus << " is not a multiple of zones x NICs per "
-                                              << "rack = " << m_zones * perRack);
-    NS_ABORT_MSG_IF(!m_rail && RacksPerZone() > 256,
-                    "RoceAiZoneHelper: racks per zone=" << RacksPerZone() << " for gpus=" << m_gpus
-                                                        << " (must be <= 256: 10.zone.rack.nic)");
-    NS_ABORT_MSG_IF(m_rail && m_servers > 256,
-                    "RoceAiZoneHelper: serversPerRack="
-                        << m_servers << " with rails (must be <= 256: 10.zone.rail.server)");
-    NS_ABORT_MSG_IF(m_rail && LeavesPerZone() > 256,
-                    "RoceAiZoneHelper: rail switches per zone="
-                        << LeavesPerZone() << " (racks " << RacksPerZone() << " x gpusPerServer "
-                        << m_gpusPerServer << ") for gpus=" << m_gpus
-                        << " (must be <= 256: 10.zone.rail.server)");
-    NS_ABORT_MSG_IF(m_ctsws == 0, "RoceAiZoneHelper: ctsws=" << m_ctsws << " (must be >= 1)");
-    NS_ABORT_MSG_IF(m_uplinks == 0 || m_uplinks % m_ctsws != 0,
-                    "RoceAiZoneHelper: uplinks=" << m_uplinks << " is not a positive multiple of "
-                                                 << "ctsws=" << m_ctsws);
-    NS_ABORT_MSG_IF(m_rate.GetBitRate() == 0, "RoceAiZoneHelper: link rate is 0");
+    ROCE_ERROR_IF(!m_rail && perRack > 256,
+                  "RoceAiZoneHelper: NICs per rack=" << perRack
+                                                     << " (serversPerRack x gpusPerServer "
+                                                        "must be <= 256: 10.zone.rack.nic)");
+    ROCE_ERROR_IF(m_gpus == 0 || m_gpus % (m_zones * perRack) != 0,
+                  "RoceAiZoneHelper: gpus=" << m_gpus << " is not a multiple of zones x NICs per "
+                                            << "rack = " << m_zones * perRack);
+    ROCE_ERROR_IF(!m_rail && RacksPerZone() > 256,
+                  "RoceAiZoneHelper: racks per zone=" << RacksPerZone() << " for gpus=" << m_gpus
+                                                      << " (must be <= 256: 10.zone.rack.nic)");
+    ROCE_ERROR_IF(m_rail && m_servers > 256,
+                  "RoceAiZoneHelper: serversPerRack="
+                      << m_servers << " with rails (must be <= 256: 10.zone.rail.server)");
+    ROCE_ERROR_IF(m_rail && LeavesPerZone() > 256,
+                  "RoceAiZoneHelper: rail switches per zone="
+                      << LeavesPerZone() << " (racks " << RacksPerZone() << " x gpusPerServer "
+                      << m_gpusPerServer << ") for gpus=" << m_gpus
+                      << " (must be <= 256: 10.zone.rail.server)");
+    ROCE_ERROR_IF(m_ctsws == 0, "RoceAiZoneHelper: ctsws=" << m_ctsws << " (must be >= 1)");
+    ROCE_ERROR_IF(m_uplinks == 0 || m_uplinks % m_ctsws != 0,
+                  "RoceAiZoneHelper: uplinks=" << m_uplinks << " is not a positive multiple of "
+                                               << "ctsws=" << m_ctsws);
+    ROCE_ERROR_IF(m_rate.GetBitRate() == 0, "RoceAiZoneHelper: link rate is 0");
     if (m_tiers == 3)
     {
-        NS_ABORT_MSG_IF(!(m_oversub > 0),
-                        "RoceAiZoneHelper: oversubscription=" << m_oversub << " (must be > 0)");
+        ROCE_ERROR_IF(!(m_oversub > 0),
+                      "RoceAiZoneHelper: oversubscription=" << m_oversub << " (must be > 0)");
         const double down = CtswDownlinks();
         const double up = down / m_oversub;
-        NS_ABORT_MSG_IF(up < 1,
-                        "RoceAiZoneHelper: oversubscription="
-                            << m_oversub << " gives " << up << " CTSW-ATSW links per CTSW (" << down
-                            << " downlinks / " << m_oversub << "); at least one is needed");
-        NS_ABORT_MSG_IF(m_planes == 0 || m_ctsws % m_planes != 0,
-                        "RoceAiZoneHelper: atswPlanes=" << m_planes
-                                                        << " does not divide ctsws=" << m_ctsws);
-        NS_ABORT_MSG_IF(m_atsws % m_planes != 0,
-                        "RoceAiZoneHelper: atswPlanes=" << m_planes
-                                                        << " does not divide atsws=" << m_atsws);
+        ROCE_ERROR_IF(up < 1,
+                      "RoceAiZoneHelper: oversubscription="
+                          << m_oversub << " gives " << up << " CTSW-ATSW links per CTSW (" << down
+                          << " downlinks / " << m_oversub << "); at least one is needed");
+        ROCE_ERROR_IF(m_planes == 0 || m_ctsws % m_planes != 0,
+                      "RoceAiZoneHelper: atswPlanes=" << m_planes
+                                                      << " does not divide ctsws=" << m_ctsws);
+        ROCE_ERROR_IF(m_atsws % m_planes != 0,
+                      "RoceAiZoneHelper: atswPlanes=" << m_planes
+                                                      << " does not divide atsws=" << m_atsws);
         const uint32_t perPlane = AtswCount() / m_planes;
-        NS_ABORT_MSG_IF(CtswUplinks() % perPlane != 0,
-                        "RoceAiZoneHelper: atsws=" << m_atsws << " does not divide the "
-                                                   << CtswUplinks() << " ATSW links of a CTSW"
-                                                   << (m_planes > 1 ? " over its plane" : ""));
+        ROCE_ERROR_IF(CtswUplinks() % perPlane != 0,
+                      "RoceAiZoneHelper: atsws=" << m_atsws << " does not divide the "
+                                                 << CtswUplinks() << " ATSW links of a CTSW"
+                                                 << (m_planes > 1 ? " over its plane" : ""));
     }
 }
 

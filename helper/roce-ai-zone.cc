@@ -7,9 +7,9 @@
 
 #include "roce-ai-zone-helper.h"
 
-#include "ns3/abort.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-switch.h"
 
 #include <iomanip>
@@ -81,8 +81,8 @@ RoceAiZone::GetServer(uint32_t gpu) const
 Ptr<RoceNetDevice>
 RoceAiZone::GetNic(uint32_t gpu) const
 {
-    NS_ABORT_MSG_IF(gpu >= nics.size(),
-                    "RoceAiZone: GPU " << gpu << " out of range (" << nics.size() << " GPUs)");
+    ROCE_ERROR_IF(gpu >= nics.size(),
+                  "RoceAiZone: GPU " << gpu << " out of range (" << nics.size() << " GPUs)");
     return nics[gpu];
 }
 
@@ -242,10 +242,10 @@ void
 RoceAiZone::WriteDot(std::ostream& os) const
 {
     const uint32_t nodes = servers.GetN() + GetNSwitches();
-    NS_ABORT_MSG_IF(nodes > MAX_DOT_NODES,
-                    "RoceAiZone::WriteDot: the fabric has " << nodes << " nodes (servers and "
-                                                            << "switches); a picture is drawn "
-                                                            << "for at most " << MAX_DOT_NODES);
+    ROCE_ERROR_IF(nodes > MAX_DOT_NODES,
+                  "RoceAiZone::WriteDot: the fabric has " << nodes << " nodes (servers and "
+                                                          << "switches); a picture is drawn "
+                                                          << "for at most " << MAX_DOT_NODES);
     // Node id -> DOT name; tiers bottom to top.
     std::map<uint32_t, std::string> names;
     os << "graph fabric {\n  rankdir=BT; splines=false; nodesep=0.15;\n"

@@ -5,8 +5,8 @@
 
 #include "roce-json-reader.h"
 
-#include "ns3/abort.h"
 #include "ns3/node.h"
+#include "ns3/roce-error.h"
 
 #include <fstream>
 #include <set>
@@ -159,7 +159,7 @@ BuildGraph(const RoceChakraTrace& trace,
                           n.type == RoceChakraNode::COMM_RECV;
         if (n.type == RoceChakraNode::INVALID)
         {
-            NS_FATAL_ERROR(Where(path, n, i) << ": node type INVALID_NODE (0) cannot be replayed");
+            ROCE_ERROR(Where(path, n, i) << ": node type INVALID_NODE (0) cannot be replayed");
         }
         if (n.type == RoceChakraNode::COMP || (comm && n.isCpuOp))
         {
@@ -170,9 +170,9 @@ BuildGraph(const RoceChakraTrace& trace,
             g.group = graph->AddGroup(n.pgName);
             if (n.type != RoceChakraNode::COMM_COLL || n.commType != RoceChakraNode::BARRIER)
             {
-                NS_ABORT_MSG_IF(n.commSize < 0,
-                                Where(path, n, i) << ": " << RoceChakraNode::TypeName(n.type)
-                                                  << " without comm_size (bytes)");
+                ROCE_ERROR_IF(n.commSize < 0,
+                              Where(path, n, i) << ": " << RoceChakraNode::TypeName(n.type)
+                                                << " without comm_size (bytes)");
                 g.bytes = static_cast<uint64_t>(n.commSize);
             }
         }
@@ -180,32 +180,32 @@ BuildGraph(const RoceChakraTrace& trace,
         {
             g.kind = RoceReplayGraph::COLLECTIVE;
             g.commType = n.commType;
-            NS_ABORT_MSG_IF(!OpOf(n.commType, g.op),
-                            Where(path, n, i)
-                                << ": comm_type " << RoceChakraNode::CommTypeName(n.commType)
-                                << (n.commType < 0 ? " (absent)" : "")
-                                << " cannot be replayed (ALL_REDUCE 0 to BARRIER 9)");
+            ROCE_ERROR_IF(!OpOf(n.commType, g.op),
+                          Where(path, n, i)
+                              << ": comm_type " << RoceChakraNode::CommTypeName(n.commType)
+                              << (n.commType < 0 ? " (absent)" : "")
+                              << " cannot be replayed (ALL_REDUCE 0 to BARRIER 9)");
         }
         else if ((n.type == RoceChakraNode::COMM_SEND || n.type == RoceChakraNode::COMM_RECV) &&
                  !n.isCpuOp)
         {
             const bool send = n.type == RoceChakraNode::COMM_SEND;
-            NS_ABORT_MSG_IF(rank < 0,
-                            Where(path, n, i)
-                                << " is a " << RoceChakraNode::TypeName(n.type)
-                                << ": point-to-point nodes name fixed ranks, so a trace with them "
-                                   "cannot be replicated; give one trace per rank "
-                                   "(chakra.<rank>.et)");
+            ROCE_ERROR_IF(rank < 0,
+                          Where(path, n, i)
+                              << " is a " << RoceChakraNode::TypeName(n.type)
+                              << ": point-to-point nodes name fixed ranks, so a trace with them "
+                                 "cannot be replicated; give one trace per rank "
+                                 "(chakra.<rank>.et)");
             const int32_t self = send ? n.commSrc : n.commDst;
             const int32_t peer = send ? n.commDst : n.commSrc;
             const char* selfName = send ? "comm_src" : "comm_dst";
             const char* peerName = send ? "comm_dst" : "comm_src";
-            NS_ABORT_MSG_IF(self >= 0 && self != rank,
-                            Where(path, n, i) << ": " << selfName << " " << self
-                                              << " but this is the trace of rank " << rank);
-            NS_ABORT_MSG_IF(peer < 0,
-                            Where(path, n, i) << ": " << RoceChakraNode::TypeName(n.type)
-                                              << " without " << peerName);
+            ROCE_ERROR_IF(self >= 0 && self != rank,
+                          Where(path, n, i) << ": " << selfName << " " << self
+                                            << " but this is the trace of rank " << rank);
+            ROCE_ERROR_IF(peer < 0,
+                          Where(path, n, i) << ": " << RoceChakraNode::TypeName(n.type)
+                                            << " without " << peerName);
             g.kind = send ? RoceReplayGraph::SEND : RoceReplayGraph::RECV;
             g.peer = peer;
             g.tag = n.commTag < 0 ? 0 : n.commTag;
@@ -256,13 +256,13 @@ RoceChakraReplayHelper::RoceChakraReplayHelper()
 void
 RoceChakraReplayHelper::SetAppAttribute(std::string name, const AttributeValue& value)
 {
-    m_app.Set(name, value);
+    RoceSetFactoryAttribute(m_app, name, value);
 }
 
 void
 RoceChakraReplayHelper::SetJobAttribute(std::string name, const AttributeValue& value)
 {
-    m_job.Set(name, value);
+    RoceSetFactoryAttribute(m_job, name, value);
 }
 
 void
@@ -290,8 +290,8 @@ RoceChakraReplayHelper::SetControlDependencies(const std::string& mode)
     }
     else
     {
-        NS_ABORT_MSG_IF(mode != "ignore",
-                        "control dependencies '" << mode << "' is unknown (auto, use or ignore)");
+        ROCE_ERROR_IF(mode != "ignore",
+                      "control dependencies '" << mode << "' is unknown (auto, use or ignore)");
         m_ctrlDeps = CTRL_IGNORE;
     }
 }
@@ -349,24 +349,24 @@ RoceChakraReplayHelper::CountTraces(const std::string& et)
 std::vector<std::string>
 RoceChakraReplayHelper::TracePaths(const std::string& et, uint32_t ranks, bool replicate)
 {
-    NS_ABORT_MSG_IF(ranks == 0, "a replay needs at least one rank (no trace " << et << ")");
+    ROCE_ERROR_IF(ranks == 0, "a replay needs at least one rank (no trace " << et << ")");
     if (replicate)
     {
-        NS_ABORT_MSG_IF(!IsFile(et), et << ": no such trace file");
+        ROCE_ERROR_IF(!IsFile(et), et << ": no such trace file");
         return {et};
     }
     // DIR/NAME.<r>.et from DIR/NAME.0.et, or DIR/chakra.<r>.et from DIR.
     const std::string prefix = TracePrefix(et);
-    NS_ABORT_MSG_IF(prefix.empty(),
-                    et << ": a per-rank trace set is named by its rank-0 file (NAME.0.et) or its "
-                          "folder; to run one trace on every rank, replicate it");
+    ROCE_ERROR_IF(prefix.empty(),
+                  et << ": a per-rank trace set is named by its rank-0 file (NAME.0.et) or its "
+                        "folder; to run one trace on every rank, replicate it");
     std::vector<std::string> paths;
     for (uint32_t r = 0; r < ranks; ++r)
     {
         paths.push_back(prefix + std::to_string(r) + ".et");
-        NS_ABORT_MSG_IF(!IsFile(paths.back()),
-                        paths.back() << ": no trace for rank " << r << " of " << ranks
-                                     << " (one file per rank; or replicate one trace)");
+        ROCE_ERROR_IF(!IsFile(paths.back()),
+                      paths.back() << ": no trace for rank " << r << " of " << ranks
+                                   << " (one file per rank; or replicate one trace)");
     }
     return paths;
 }
@@ -386,20 +386,19 @@ RoceChakraReplayHelper::MakeGraph(const RoceChakraTrace& trace,
     {
         std::string dataCycle;
         graph = BuildGraph(trace, path, rank, false, streamOrder, &dataCycle);
-        NS_ABORT_MSG_IF(!graph,
-                        path << ": the data dependencies alone make a cycle: " << dataCycle);
+        ROCE_ERROR_IF(!graph, path << ": the data dependencies alone make a cycle: " << dataCycle);
         if (note != nullptr)
         {
             *note = path + ": control dependencies left out, as " + cycle +
                     " (converted PyTorch traces name each operator's enclosing operator in them)";
         }
     }
-    NS_ABORT_MSG_IF(!graph,
-                    path << ": " << cycle
-                         << (mode == CTRL_USE && trace.CountType(RoceChakraNode::INVALID) == 0
-                                 ? "; with control dependencies left out (ignore) the trace may "
-                                   "still replay"
-                                 : ""));
+    ROCE_ERROR_IF(!graph,
+                  path << ": " << cycle
+                       << (mode == CTRL_USE && trace.CountType(RoceChakraNode::INVALID) == 0
+                               ? "; with control dependencies left out (ignore) the trace may "
+                                 "still replay"
+                               : ""));
     return graph;
 }
 
@@ -407,7 +406,7 @@ std::map<std::string, std::vector<uint32_t>>
 RoceChakraReplayHelper::ReadGroups(uint32_t ranks) const
 {
     std::ifstream in(m_groupsFile);
-    NS_ABORT_MSG_IF(!in, m_groupsFile << ": cannot be read (the process-group file)");
+    ROCE_ERROR_IF(!in, m_groupsFile << ": cannot be read (the process-group file)");
     std::ostringstream text;
     text << in.rdbuf();
     const std::string s = text.str();
@@ -420,10 +419,10 @@ RoceChakraReplayHelper::Install(const RoceAiZone& zone,
                                 const std::vector<std::string>& paths)
 {
     const uint32_t n = static_cast<uint32_t>(gpus.size());
-    NS_ABORT_MSG_IF(n == 0, "a replay needs at least one rank");
-    NS_ABORT_MSG_IF(paths.size() != 1 && paths.size() != n,
-                    "a replay of " << n << " ranks takes one trace per rank or one for all, not "
-                                   << paths.size());
+    ROCE_ERROR_IF(n == 0, "a replay needs at least one rank");
+    ROCE_ERROR_IF(paths.size() != 1 && paths.size() != n,
+                  "a replay of " << n << " ranks takes one trace per rank or one for all, not "
+                                 << paths.size());
     const bool replicated = paths.size() == 1 && n > 1;
     std::vector<Ptr<RoceReplayGraph>> graphs;
     for (uint32_t r = 0; r < paths.size(); ++r)
@@ -471,8 +470,8 @@ RoceChakraReplayHelper::Install(const RoceAiZone& zone,
                 {
                     known += (known.empty() ? "" : ", ") + d;
                 }
-                NS_FATAL_ERROR(paths[k] << ": pg_name '" << name << "' is not a group of "
-                                        << m_groupsFile << " (it defines: " << known << ")");
+                ROCE_ERROR(paths[k] << ": pg_name '" << name << "' is not a group of "
+                                    << m_groupsFile << " (it defines: " << known << ")");
             }
             used[name] = it->second;
         }
@@ -499,7 +498,7 @@ RoceChakraReplayHelper::Install(const RoceAiZone& zone,
         job->AddRank(app, graphs[replicated ? 0 : r]);
     }
     std::string error;
-    NS_ABORT_MSG_IF(!job->Check(&error), "chakra replay: " << error);
+    ROCE_ERROR_IF(!job->Check(&error), "chakra replay: " << error);
     return job;
 }
 

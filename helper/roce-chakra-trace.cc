@@ -6,7 +6,7 @@
 
 #include "roce-chakra-et.pb.h"
 
-#include "ns3/abort.h"
+#include "ns3/roce-error.h"
 
 #include <fstream>
 #include <sstream>
@@ -491,7 +491,7 @@ RoceChakraTrace::Read(const std::string& path)
 {
     RoceChakraTrace trace;
     std::string error;
-    NS_ABORT_MSG_IF(!Read(path, trace, &error), error);
+    ROCE_ERROR_IF(!Read(path, trace, &error), error);
     return trace;
 }
 

@@ -137,7 +137,7 @@ struct RoceChakraTrace
     std::size_t unresolvedCtrlDeps{0};
 
     /**
-     * Read a trace; a malformed file is a fatal error (NS_ABORT_MSG).
+     * Read a trace; a malformed file is an error (RoceError).
      * \param path the .et file
      * \return the trace
      */

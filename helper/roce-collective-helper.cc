@@ -4,9 +4,9 @@
 
 #include "roce-collective-helper.h"
 
-#include "ns3/abort.h"
 #include "ns3/enum.h"
 #include "ns3/node.h"
+#include "ns3/roce-error.h"
 
 #include <cstdint>
 #include <string>
@@ -27,19 +27,19 @@ SetChecked(ObjectFactory& factory, const std::string& name, const AttributeValue
 {
     const TypeId tid = factory.GetTypeId();
     TypeId::AttributeInformation info;
-    NS_ABORT_MSG_IF(!tid.LookupAttributeByName(name, &info),
-                    "RoceCollectiveHelper: " << tid.GetName() << " has no attribute " << name);
+    ROCE_ERROR_IF(!tid.LookupAttributeByName(name, &info),
+                  "RoceCollectiveHelper: " << tid.GetName() << " has no attribute " << name);
     if (!info.checker->CreateValidValue(value))
     {
         // An EnumValue prints its name only through a checker that knows it.
         const auto* e = dynamic_cast<const EnumValue*>(&value);
         const std::string text =
             e ? std::to_string(e->Get()) : value.SerializeToString(info.checker);
-        NS_ABORT_MSG("RoceCollectiveHelper: "
-                     << tid.GetName() << "::" << name << "=" << text << " is not accepted (valid: "
-                     << info.checker->GetUnderlyingTypeInformation() << ")");
+        ROCE_ERROR("RoceCollectiveHelper: " << tid.GetName() << "::" << name << "=" << text
+                                            << " is not accepted (valid: "
+                                            << info.checker->GetUnderlyingTypeInformation() << ")");
     }
-    factory.Set(name, value);
+    RoceSetFactoryAttribute(factory, name, value);
 }
 
 } // namespace
@@ -78,10 +78,10 @@ RoceCollectiveHelper::SetAppAttribute(std::string name, const AttributeValue& va
 Ptr<RoceCommunicator>
 RoceCollectiveHelper::CreateCommunicator(const RoceAiZone& zone, const std::vector<uint32_t>& gpus)
 {
-    NS_ABORT_MSG_IF(gpus.empty(), "RoceCollectiveHelper: a communicator of no GPUs");
-    NS_ABORT_MSG_IF(gpus.size() > zone.GetNGpus(),
-                    "RoceCollectiveHelper: " << gpus.size() << " ranks but the fabric has "
-                                             << zone.GetNGpus() << " GPUs");
+    ROCE_ERROR_IF(gpus.empty(), "RoceCollectiveHelper: a communicator of no GPUs");
+    ROCE_ERROR_IF(gpus.size() > zone.GetNGpus(),
+                  "RoceCollectiveHelper: " << gpus.size() << " ranks but the fabric has "
+                                           << zone.GetNGpus() << " GPUs");
     Ptr<RoceCommunicator> comm = m_comm.Create<RoceCommunicator>();
     for (const auto& [name, value] : m_qp)
     {
@@ -90,14 +90,14 @@ RoceCollectiveHelper::CreateCommunicator(const RoceAiZone& zone, const std::vect
     std::vector<uint32_t> rankOf(zone.GetNGpus(), UINT32_MAX);
     for (uint32_t g : gpus)
     {
-        NS_ABORT_MSG_IF(g >= zone.GetNGpus(),
-                        "RoceCollectiveHelper: GPU " << g << " is not in the fabric ("
-                                                     << zone.GetNGpus() << " GPUs)");
+        ROCE_ERROR_IF(g >= zone.GetNGpus(),
+                      "RoceCollectiveHelper: GPU " << g << " is not in the fabric ("
+                                                   << zone.GetNGpus() << " GPUs)");
         const uint32_t rank = comm->GetNRanks();
-        NS_ABORT_MSG_IF(rankOf[g] != UINT32_MAX,
-                        "RoceCollectiveHelper: GPU " << g << " is rank " << rankOf[g]
-                                                     << " and again rank " << rank
-                                                     << " (a GPU is one rank)");
+        ROCE_ERROR_IF(rankOf[g] != UINT32_MAX,
+                      "RoceCollectiveHelper: GPU " << g << " is rank " << rankOf[g]
+                                                   << " and again rank " << rank
+                                                   << " (a GPU is one rank)");
         rankOf[g] = rank;
         comm->AddRank(zone.GetNic(g), zone.GetNvlink(g), zone.GetLocalGpu(g));
     }
@@ -107,9 +107,8 @@ RoceCollectiveHelper::CreateCommunicator(const RoceAiZone& zone, const std::vect
 Ptr<RoceCollectiveApp>
 RoceCollectiveHelper::Install(Ptr<RoceCommunicator> comm, const std::vector<uint64_t>& sizes)
 {
-    NS_ABORT_MSG_IF(!comm || comm->GetNRanks() == 0, "RoceCollectiveHelper::Install: no ranks");
-    NS_ABORT_MSG_IF(sizes.empty(),
-                    "RoceCollectiveHelper::Install: no sizes to run (sizes is empty)");
+    ROCE_ERROR_IF(!comm || comm->GetNRanks() == 0, "RoceCollectiveHelper::Install: no ranks");
+    ROCE_ERROR_IF(sizes.empty(), "RoceCollectiveHelper::Install: no sizes to run (sizes is empty)");
     Ptr<RoceCollectiveApp> app = m_app.Create<RoceCollectiveApp>();
     app->SetCommunicator(comm);
     app->SetSizes(sizes);

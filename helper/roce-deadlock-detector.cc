@@ -3,11 +3,11 @@
  */
 #include "roce-deadlock-detector.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -331,8 +331,8 @@ RoceDeadlockDetector::DoDispose()
 void
 RoceDeadlockDetector::SetInterval(Time interval)
 {
-    NS_ABORT_MSG_IF(!interval.IsStrictlyPositive(),
-                    "RoceDeadlockDetector: Interval=" << interval << " must be positive");
+    ROCE_ERROR_IF(!interval.IsStrictlyPositive(),
+                  "RoceDeadlockDetector: Interval=" << interval << " must be positive");
     m_interval = interval;
 }
 

@@ -8,8 +8,8 @@
 #include "roce-fault-helper.h"
 #include "roce-field-reader.h"
 
-#include "ns3/abort.h"
 #include "ns3/node-list.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-switch.h"
 
 #include <algorithm>
@@ -81,27 +81,27 @@ class FaultReader
         {
             bool digits =
                 !nodePart.empty() && nodePart.find_first_not_of("0123456789") == std::string::npos;
-            NS_ABORT_MSG_IF(!digits,
-                            m_in.Where() << "target '" << token
-                                         << "' is neither a node id nor a known name");
+            ROCE_ERROR_IF(!digits,
+                          m_in.Where()
+                              << "target '" << token << "' is neither a node id nor a known name");
             uint64_t id = m_in.Unsigned(nodePart, "target node id", UINT32_MAX);
-            NS_ABORT_MSG_IF(id >= NodeList::GetNNodes(),
-                            m_in.Where() << "target node id '" << nodePart << "' is not below "
-                                         << NodeList::GetNNodes() << " (the node count)");
+            ROCE_ERROR_IF(id >= NodeList::GetNNodes(),
+                          m_in.Where() << "target node id '" << nodePart << "' is not below "
+                                       << NodeList::GetNNodes() << " (the node count)");
             node = NodeList::GetNode(static_cast<uint32_t>(id));
         }
         Target t{node, nullptr};
         if (colon != std::string::npos)
         {
             uint64_t d = m_in.Unsigned(devPart, "target device index", UINT32_MAX);
-            NS_ABORT_MSG_IF(d >= node->GetNDevices(),
-                            m_in.Where() << "target '" << token << "': node " << node->GetId()
-                                         << " has " << node->GetNDevices() << " devices");
+            ROCE_ERROR_IF(d >= node->GetNDevices(),
+                          m_in.Where() << "target '" << token << "': node " << node->GetId()
+                                       << " has " << node->GetNDevices() << " devices");
             t.dev = DynamicCast<RocePfcNetDevice>(node->GetDevice(static_cast<uint32_t>(d)));
-            NS_ABORT_MSG_IF(!t.dev,
-                            m_in.Where()
-                                << "target '" << token << "' is not a RoCE device (a NIC or a "
-                                << "switch port)");
+            ROCE_ERROR_IF(!t.dev,
+                          m_in.Where()
+                              << "target '" << token << "' is not a RoCE device (a NIC or a "
+                              << "switch port)");
         }
         return t;
     }
@@ -112,31 +112,31 @@ class FaultReader
         if (targets.size() == 1)
         {
             Target t = Resolve(targets[0]);
-            NS_ABORT_MSG_IF(!t.dev,
-                            m_in.Where() << "target '" << targets[0]
-                                         << "': a link is one device (node:d, or a NIC's "
-                                         << "name) or two nodes");
+            ROCE_ERROR_IF(!t.dev,
+                          m_in.Where() << "target '" << targets[0]
+                                       << "': a link is one device (node:d, or a NIC's "
+                                       << "name) or two nodes");
             Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(t.dev->GetChannel());
-            NS_ABORT_MSG_IF(!ch, m_in.Where() << "target '" << targets[0] << "' has no link");
+            ROCE_ERROR_IF(!ch, m_in.Where() << "target '" << targets[0] << "' has no link");
             return {ch};
         }
-        NS_ABORT_MSG_IF(targets.size() != 2,
-                        m_in.Where() << "a link is one device or two nodes; found "
-                                     << targets.size() << " targets");
+        ROCE_ERROR_IF(targets.size() != 2,
+                      m_in.Where() << "a link is one device or two nodes; found " << targets.size()
+                                   << " targets");
         Target a = Resolve(targets[0]);
         Target b = Resolve(targets[1]);
         auto links = RoceFaultHelper::LinksBetween(a.node, b.node);
-        NS_ABORT_MSG_IF(links.empty(),
-                        m_in.Where() << "target: no link between '" << targets[0] << "' and '"
-                                     << targets[1] << "'");
+        ROCE_ERROR_IF(links.empty(),
+                      m_in.Where() << "target: no link between '" << targets[0] << "' and '"
+                                   << targets[1] << "'");
         return links;
     }
 
     /** \return the one device the targets name (a node with one RoCE NIC names it) */
     Ptr<RocePfcNetDevice> Device(const std::vector<std::string>& targets) const
     {
-        NS_ABORT_MSG_IF(targets.size() != 1,
-                        m_in.Where() << "expected one target (a device), found " << targets.size());
+        ROCE_ERROR_IF(targets.size() != 1,
+                      m_in.Where() << "expected one target (a device), found " << targets.size());
         Target t = Resolve(targets[0]);
         if (t.dev)
         {
@@ -147,13 +147,13 @@ class FaultReader
         {
             if (Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(t.node->GetDevice(d)))
             {
-                NS_ABORT_MSG_IF(only,
-                                m_in.Where() << "target '" << targets[0]
-                                             << "' has several NICs: name one as node:d");
+                ROCE_ERROR_IF(only,
+                              m_in.Where() << "target '" << targets[0]
+                                           << "' has several NICs: name one as node:d");
                 only = nic;
             }
         }
-        NS_ABORT_MSG_IF(!only, m_in.Where() << "target '" << targets[0] << "' has no NIC");
+        ROCE_ERROR_IF(!only, m_in.Where() << "target '" << targets[0] << "' has no NIC");
         return only;
     }
 
@@ -172,9 +172,9 @@ RoceFaultHelper::Load(const std::string& path)
     std::vector<std::string> fields;
     while (in.Next(fields))
     {
-        NS_ABORT_MSG_IF(fields.size() < 2,
-                        in.Where() << "expected 'time fault target... [key=value...]', found "
-                                   << fields.size() << " field(s)");
+        ROCE_ERROR_IF(fields.size() < 2,
+                      in.Where() << "expected 'time fault target... [key=value...]', found "
+                                 << fields.size() << " field(s)");
         Time at = in.Delay(fields[0], "time");
         const std::string& kind = fields[1];
         auto k = g_kinds.find(kind);
@@ -185,8 +185,7 @@ RoceFaultHelper::Load(const std::string& path)
             {
                 known += (known.empty() ? "" : ", ") + name;
             }
-            NS_ABORT_MSG(in.Where()
-                         << "fault '" << kind << "' is unknown (known: " << known << ")");
+            ROCE_ERROR(in.Where() << "fault '" << kind << "' is unknown (known: " << known << ")");
         }
         std::vector<std::string> targets;
         std::map<std::string, std::string> params;
@@ -195,24 +194,23 @@ RoceFaultHelper::Load(const std::string& path)
             size_t eq = fields[i].find('=');
             if (eq == std::string::npos)
             {
-                NS_ABORT_MSG_IF(!params.empty(),
-                                in.Where() << "target '" << fields[i] << "' after the parameters");
+                ROCE_ERROR_IF(!params.empty(),
+                              in.Where() << "target '" << fields[i] << "' after the parameters");
                 targets.push_back(fields[i]);
                 continue;
             }
             std::string key = fields[i].substr(0, eq);
             const auto& allowed = k->second;
-            NS_ABORT_MSG_IF(std::find(allowed.begin(), allowed.end(), key) == allowed.end(),
-                            in.Where()
-                                << "parameter '" << key << "' is not one of " << kind << "'s");
-            NS_ABORT_MSG_IF(params.count(key), in.Where() << "parameter '" << key << "' twice");
+            ROCE_ERROR_IF(std::find(allowed.begin(), allowed.end(), key) == allowed.end(),
+                          in.Where() << "parameter '" << key << "' is not one of " << kind << "'s");
+            ROCE_ERROR_IF(params.count(key), in.Where() << "parameter '" << key << "' twice");
             params[key] = fields[i].substr(eq + 1);
         }
-        NS_ABORT_MSG_IF(targets.empty(), in.Where() << kind << ": no target");
+        ROCE_ERROR_IF(targets.empty(), in.Where() << kind << ": no target");
         auto need = [&](const std::string& key) -> const std::string& {
             auto it = params.find(key);
-            NS_ABORT_MSG_IF(it == params.end(),
-                            in.Where() << kind << " needs the parameter '" << key << "='");
+            ROCE_ERROR_IF(it == params.end(),
+                          in.Where() << kind << " needs the parameter '" << key << "='");
             return it->second;
         };
         if (kind == "link-down" || kind == "link-up")
@@ -227,14 +225,14 @@ RoceFaultHelper::Load(const std::string& path)
             Time period = in.Delay(need("period"), "period");
             double down = in.Real(need("down"), "down");
             Time until = in.Delay(need("until"), "until");
-            NS_ABORT_MSG_IF(!period.IsStrictlyPositive(),
-                            in.Where() << "period '" << need("period") << "' must be positive");
-            NS_ABORT_MSG_IF(!(down > 0 && down < 1),
-                            in.Where() << "down '" << need("down")
-                                       << "' must be a share of the period in (0, 1)");
-            NS_ABORT_MSG_IF(until <= at,
-                            in.Where() << "until '" << need("until") << "' must be after the time '"
-                                       << fields[0] << "'");
+            ROCE_ERROR_IF(!period.IsStrictlyPositive(),
+                          in.Where() << "period '" << need("period") << "' must be positive");
+            ROCE_ERROR_IF(!(down > 0 && down < 1),
+                          in.Where() << "down '" << need("down")
+                                     << "' must be a share of the period in (0, 1)");
+            ROCE_ERROR_IF(until <= at,
+                          in.Where() << "until '" << need("until") << "' must be after the time '"
+                                     << fields[0] << "'");
             for (const auto& ch : r.Links(targets))
             {
                 LinkFlap(at, ch, period, down, until);
@@ -242,29 +240,29 @@ RoceFaultHelper::Load(const std::string& path)
         }
         else if (kind == "switch-down" || kind == "switch-up")
         {
-            NS_ABORT_MSG_IF(targets.size() != 1,
-                            in.Where() << kind << " takes one switch, found " << targets.size()
-                                       << " targets");
+            ROCE_ERROR_IF(targets.size() != 1,
+                          in.Where() << kind << " takes one switch, found " << targets.size()
+                                     << " targets");
             Ptr<Node> sw = r.Resolve(targets[0]).node;
-            NS_ABORT_MSG_IF(!sw->GetObject<RoceSwitch>(),
-                            in.Where() << "target '" << targets[0] << "' is not a switch");
+            ROCE_ERROR_IF(!sw->GetObject<RoceSwitch>(),
+                          in.Where() << "target '" << targets[0] << "' is not a switch");
             kind == "switch-down" ? SwitchDown(at, sw) : SwitchUp(at, sw);
         }
         else if (kind == "link-loss")
         {
-            NS_ABORT_MSG_IF(params.count("ber") == params.count("drop"),
-                            in.Where() << "link-loss takes one of 'ber=' (bit error rate) and "
-                                          "'drop=' (share of frames lost)");
+            ROCE_ERROR_IF(params.count("ber") == params.count("drop"),
+                          in.Where() << "link-loss takes one of 'ber=' (bit error rate) and "
+                                        "'drop=' (share of frames lost)");
             bool perBit = params.count("ber") != 0;
             const std::string& text = perBit ? params["ber"] : params["drop"];
             double rate = in.Real(text, perBit ? "ber" : "drop");
-            NS_ABORT_MSG_IF(!(rate >= 0 && rate <= 1),
-                            in.Where() << (perBit ? "ber" : "drop") << " '" << text
-                                       << "' is not in [0, 1]");
+            ROCE_ERROR_IF(!(rate >= 0 && rate <= 1),
+                          in.Where()
+                              << (perBit ? "ber" : "drop") << " '" << text << "' is not in [0, 1]");
             Time until = params.count("until") ? in.Delay(params["until"], "until") : Time::Max();
-            NS_ABORT_MSG_IF(until <= at,
-                            in.Where() << "until '" << params["until"]
-                                       << "' must be after the time '" << fields[0] << "'");
+            ROCE_ERROR_IF(until <= at,
+                          in.Where() << "until '" << params["until"] << "' must be after the time '"
+                                     << fields[0] << "'");
             for (const auto& ch : r.Links(targets))
             {
                 LinkLoss(at, ch, rate, perBit, until);
@@ -273,11 +271,11 @@ RoceFaultHelper::Load(const std::string& path)
         else if (kind == "slow-receiver")
         {
             Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(r.Device(targets));
-            NS_ABORT_MSG_IF(!nic, in.Where() << "target '" << targets[0] << "' is not a NIC");
+            ROCE_ERROR_IF(!nic, in.Where() << "target '" << targets[0] << "' is not a NIC");
             DataRate rate = in.Rate(need("rate"), "rate");
             Time duration = in.Delay(need("for"), "for");
-            NS_ABORT_MSG_IF(!duration.IsStrictlyPositive(),
-                            in.Where() << "for '" << need("for") << "' must be positive");
+            ROCE_ERROR_IF(!duration.IsStrictlyPositive(),
+                          in.Where() << "for '" << need("for") << "' must be positive");
             SlowReceiver(at, nic, rate, duration);
         }
         else // pfc-storm
@@ -285,8 +283,8 @@ RoceFaultHelper::Load(const std::string& path)
             Ptr<RocePfcNetDevice> dev = r.Device(targets);
             auto priority = static_cast<uint8_t>(in.Unsigned(need("priority"), "priority", 7));
             Time duration = in.Delay(need("for"), "for");
-            NS_ABORT_MSG_IF(!duration.IsStrictlyPositive(),
-                            in.Where() << "for '" << need("for") << "' must be positive");
+            ROCE_ERROR_IF(!duration.IsStrictlyPositive(),
+                          in.Where() << "for '" << need("for") << "' must be positive");
             PfcStorm(at, dev, priority, duration);
         }
     }

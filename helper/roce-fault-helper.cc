@@ -7,12 +7,12 @@
 #include "roce-field-reader.h"
 #include "roce-switch-helper.h"
 
-#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 
@@ -195,8 +195,8 @@ RoceFaultHelper& RoceFaultHelper::operator=(const RoceFaultHelper& other) = defa
 void
 RoceFaultHelper::SetDetectionDelay(Time delay)
 {
-    NS_ABORT_MSG_IF(delay.IsStrictlyNegative(),
-                    "RoceFaultHelper: detection delay " << delay << " is negative");
+    ROCE_ERROR_IF(delay.IsStrictlyNegative(),
+                  "RoceFaultHelper: detection delay " << delay << " is negative");
     m_state->detectionDelay = delay;
 }
 
@@ -269,9 +269,9 @@ RateText(DataRate rate)
 void
 CheckStart(Time at, const char* what)
 {
-    NS_ABORT_MSG_IF(at < Simulator::Now(),
-                    "RoceFaultHelper: " << what << " at " << at << " is in the past (now "
-                                        << Simulator::Now() << ")");
+    ROCE_ERROR_IF(at < Simulator::Now(),
+                  "RoceFaultHelper: " << what << " at " << at << " is in the past (now "
+                                      << Simulator::Now() << ")");
 }
 } // namespace
 
@@ -305,14 +305,14 @@ RoceFaultHelper::LinkFlap(Time start,
                           Time stop)
 {
     CheckStart(start, "link-flap");
-    NS_ABORT_MSG_IF(!period.IsStrictlyPositive(),
-                    "RoceFaultHelper: link-flap period " << period << " must be positive");
-    NS_ABORT_MSG_IF(!(downFraction > 0 && downFraction < 1),
-                    "RoceFaultHelper: link-flap down fraction " << downFraction
-                                                                << " must be in (0, 1)");
-    NS_ABORT_MSG_IF(stop <= start,
-                    "RoceFaultHelper: link-flap until " << stop << " must be after its start "
-                                                        << start);
+    ROCE_ERROR_IF(!period.IsStrictlyPositive(),
+                  "RoceFaultHelper: link-flap period " << period << " must be positive");
+    ROCE_ERROR_IF(!(downFraction > 0 && downFraction < 1),
+                  "RoceFaultHelper: link-flap down fraction " << downFraction
+                                                              << " must be in (0, 1)");
+    ROCE_ERROR_IF(stop <= start,
+                  "RoceFaultHelper: link-flap until " << stop << " must be after its start "
+                                                      << start);
     Ptr<RoceFaultInjector> s = m_state;
     Simulator::Schedule(start - Simulator::Now(), [s, link, period, downFraction, stop]() {
         s->Flap(link, period, downFraction, stop);
@@ -343,8 +343,8 @@ void
 RoceFaultHelper::SwitchDown(Time at, Ptr<Node> sw)
 {
     CheckStart(at, "switch-down");
-    NS_ABORT_MSG_IF(!sw->GetObject<RoceSwitch>(),
-                    "RoceFaultHelper: switch-down: node " << sw->GetId() << " is not a switch");
+    ROCE_ERROR_IF(!sw->GetObject<RoceSwitch>(),
+                  "RoceFaultHelper: switch-down: node " << sw->GetId() << " is not a switch");
     Ptr<RoceFaultInjector> s = m_state;
     Simulator::Schedule(at - Simulator::Now(), [s, sw]() {
         s->downSwitches.insert(sw->GetId());
@@ -360,8 +360,8 @@ void
 RoceFaultHelper::SwitchUp(Time at, Ptr<Node> sw)
 {
     CheckStart(at, "switch-up");
-    NS_ABORT_MSG_IF(!sw->GetObject<RoceSwitch>(),
-                    "RoceFaultHelper: switch-up: node " << sw->GetId() << " is not a switch");
+    ROCE_ERROR_IF(!sw->GetObject<RoceSwitch>(),
+                  "RoceFaultHelper: switch-up: node " << sw->GetId() << " is not a switch");
     Ptr<RoceFaultInjector> s = m_state;
     Simulator::Schedule(at - Simulator::Now(), [s, sw]() {
         s->downSwitches.erase(sw->GetId());
@@ -383,12 +383,12 @@ void
 RoceFaultHelper::LinkLoss(Time at, Ptr<RoceChannel> link, double rate, bool perBit, Time until)
 {
     CheckStart(at, "link-loss");
-    NS_ABORT_MSG_IF(!(rate >= 0 && rate <= 1),
-                    "RoceFaultHelper: link-loss " << (perBit ? "ber" : "drop") << " " << rate
-                                                  << " is not in [0, 1]");
-    NS_ABORT_MSG_IF(until <= at,
-                    "RoceFaultHelper: link-loss until " << until << " must be after its start "
-                                                        << at);
+    ROCE_ERROR_IF(!(rate >= 0 && rate <= 1),
+                  "RoceFaultHelper: link-loss " << (perBit ? "ber" : "drop") << " " << rate
+                                                << " is not in [0, 1]");
+    ROCE_ERROR_IF(until <= at,
+                  "RoceFaultHelper: link-loss until " << until << " must be after its start "
+                                                      << at);
     std::vector<std::pair<Ptr<RocePfcNetDevice>, Ptr<RateErrorModel>>> ends;
     for (std::size_t i = 0; i < link->GetNDevices(); ++i)
     {
@@ -425,9 +425,9 @@ void
 RoceFaultHelper::SlowReceiver(Time at, Ptr<RoceNetDevice> nic, DataRate rate, Time duration)
 {
     CheckStart(at, "slow-receiver");
-    NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "RoceFaultHelper: slow-receiver rate must be positive");
-    NS_ABORT_MSG_IF(!duration.IsStrictlyPositive(),
-                    "RoceFaultHelper: slow-receiver duration " << duration << " must be positive");
+    ROCE_ERROR_IF(rate.GetBitRate() == 0, "RoceFaultHelper: slow-receiver rate must be positive");
+    ROCE_ERROR_IF(!duration.IsStrictlyPositive(),
+                  "RoceFaultHelper: slow-receiver duration " << duration << " must be positive");
     Ptr<RoceFaultInjector> s = m_state;
     Simulator::Schedule(at - Simulator::Now(), [s, nic, rate, duration]() {
         DataRateValue before;
@@ -448,10 +448,10 @@ void
 RoceFaultHelper::PfcStorm(Time at, Ptr<RocePfcNetDevice> dev, uint8_t priority, Time duration)
 {
     CheckStart(at, "pfc-storm");
-    NS_ABORT_MSG_IF(priority >= ROCE_NUM_PRIORITIES,
-                    "RoceFaultHelper: pfc-storm priority " << +priority << " is not in 0..7");
-    NS_ABORT_MSG_IF(!duration.IsStrictlyPositive(),
-                    "RoceFaultHelper: pfc-storm duration " << duration << " must be positive");
+    ROCE_ERROR_IF(priority >= ROCE_NUM_PRIORITIES,
+                  "RoceFaultHelper: pfc-storm priority " << +priority << " is not in 0..7");
+    ROCE_ERROR_IF(!duration.IsStrictlyPositive(),
+                  "RoceFaultHelper: pfc-storm duration " << duration << " must be positive");
     Ptr<RoceFaultInjector> s = m_state;
     Simulator::Schedule(at - Simulator::Now(), [s, dev, priority, duration]() {
         dev->SetXoff(priority, true);

@@ -4,9 +4,9 @@
 #ifndef ROCE_FIELD_READER_H
 #define ROCE_FIELD_READER_H
 
-#include "ns3/abort.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
+#include "ns3/roce-error.h"
 
 #include <cmath>
 #include <cstdint>
@@ -40,7 +40,7 @@ class RoceFieldReader
           m_in(path),
           m_comment(comment)
     {
-        NS_ABORT_MSG_IF(!m_in, path << ": cannot be read");
+        ROCE_ERROR_IF(!m_in, path << ": cannot be read");
     }
 
     /**
@@ -85,9 +85,9 @@ class RoceFieldReader
     /** \brief Abort unless the line has exactly n fields, named in `names`. */
     void Expect(const std::vector<std::string>& fields, size_t n, const std::string& names) const
     {
-        NS_ABORT_MSG_IF(fields.size() != n,
-                        Where() << "expected " << n << " fields (" << names << "), found "
-                                << fields.size());
+        ROCE_ERROR_IF(fields.size() != n,
+                      Where() << "expected " << n << " fields (" << names << "), found "
+                              << fields.size());
     }
 
     /** \return field as an unsigned integer below max (aborts naming it) */
@@ -104,9 +104,9 @@ class RoceFieldReader
         {
             ok = false;
         }
-        NS_ABORT_MSG_IF(!ok || used != text.size() || v > max,
-                        Where() << field << " '" << text << "' is not a whole number of at most "
-                                << max);
+        ROCE_ERROR_IF(!ok || used != text.size() || v > max,
+                      Where() << field << " '" << text << "' is not a whole number of at most "
+                              << max);
         return v;
     }
 
@@ -124,8 +124,8 @@ class RoceFieldReader
         {
             ok = false;
         }
-        NS_ABORT_MSG_IF(!ok || used != text.size() || !std::isfinite(v),
-                        Where() << field << " '" << text << "' is not a number");
+        ROCE_ERROR_IF(!ok || used != text.size() || !std::isfinite(v),
+                      Where() << field << " '" << text << "' is not a number");
         return v;
     }
 
@@ -133,10 +133,10 @@ class RoceFieldReader
     DataRate Rate(const std::string& text, const std::string& field) const
     {
         DataRateValue rate;
-        NS_ABORT_MSG_IF(!rate.DeserializeFromString(text, MakeDataRateChecker()) ||
-                            rate.Get().GetBitRate() == 0,
-                        Where() << field << " '" << text
-                                << "' is not a positive rate (e.g. 100Gbps)");
+        ROCE_ERROR_IF(!rate.DeserializeFromString(text, MakeDataRateChecker()) ||
+                          rate.Get().GetBitRate() == 0,
+                      Where() << field << " '" << text
+                              << "' is not a positive rate (e.g. 100Gbps)");
         return rate.Get();
     }
 
@@ -147,9 +147,9 @@ class RoceFieldReader
         static const std::regex timeForm(
             R"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?(?:s|ms|us|ns|ps|fs|min|h|d)?)");
         TimeValue t;
-        NS_ABORT_MSG_IF(!std::regex_match(text, timeForm) ||
-                            !t.DeserializeFromString(text, MakeTimeChecker()),
-                        Where() << field << " '" << text << "' is not a time (e.g. 1000ns)");
+        ROCE_ERROR_IF(!std::regex_match(text, timeForm) ||
+                          !t.DeserializeFromString(text, MakeTimeChecker()),
+                      Where() << field << " '" << text << "' is not a time (e.g. 1000ns)");
         return t.Get();
     }
 

@@ -6,8 +6,8 @@
 
 #include "roce-ai-zone-helper.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/roce-error.h"
 
 #include <algorithm>
 
@@ -23,12 +23,12 @@ RoceGpuPlacement::RoceGpuPlacement(const RoceAiZone& zone)
       m_nFree(m_nGpus)
 {
     NS_LOG_FUNCTION(this << m_nGpus << m_gpusPerServer << m_serversPerRack);
-    NS_ABORT_MSG_IF(m_gpusPerServer == 0, "RoceGpuPlacement: gpusPerServer=0 (must be > 0)");
-    NS_ABORT_MSG_IF(m_serversPerRack == 0, "RoceGpuPlacement: serversPerRack=0 (must be > 0)");
-    NS_ABORT_MSG_IF(m_nGpus == 0, "RoceGpuPlacement: the zone has no GPUs");
-    NS_ABORT_MSG_IF(m_nGpus % (m_serversPerRack * m_gpusPerServer) != 0,
-                    "RoceGpuPlacement: " << m_nGpus << " GPUs are not whole racks of "
-                                         << m_serversPerRack * m_gpusPerServer << " GPUs");
+    ROCE_ERROR_IF(m_gpusPerServer == 0, "RoceGpuPlacement: gpusPerServer=0 (must be > 0)");
+    ROCE_ERROR_IF(m_serversPerRack == 0, "RoceGpuPlacement: serversPerRack=0 (must be > 0)");
+    ROCE_ERROR_IF(m_nGpus == 0, "RoceGpuPlacement: the zone has no GPUs");
+    ROCE_ERROR_IF(m_nGpus % (m_serversPerRack * m_gpusPerServer) != 0,
+                  "RoceGpuPlacement: " << m_nGpus << " GPUs are not whole racks of "
+                                       << m_serversPerRack * m_gpusPerServer << " GPUs");
     m_taken.assign(m_nGpus, false);
     m_freeOfServer.assign(m_nGpus / m_gpusPerServer, m_gpusPerServer);
 }
@@ -48,29 +48,28 @@ RoceGpuPlacement::UnitFree(uint32_t unit, bool whole) const
 void
 RoceGpuPlacement::CheckCount(const char* what, uint32_t n) const
 {
-    NS_ABORT_MSG_IF(n == 0, "RoceGpuPlacement::" << what << ": n=0 (must be > 0)");
-    NS_ABORT_MSG_IF(n > m_nFree,
-                    "RoceGpuPlacement::" << what << ": n=" << n << " exceeds the " << m_nFree
-                                         << " free GPUs");
+    ROCE_ERROR_IF(n == 0, "RoceGpuPlacement::" << what << ": n=0 (must be > 0)");
+    ROCE_ERROR_IF(n > m_nFree,
+                  "RoceGpuPlacement::" << what << ": n=" << n << " exceeds the " << m_nFree
+                                       << " free GPUs");
     if (WholeServers(n))
     {
         auto wholeFree = static_cast<uint32_t>(
             std::count(m_freeOfServer.begin(), m_freeOfServer.end(), m_gpusPerServer));
-        NS_ABORT_MSG_IF(n / m_gpusPerServer > wholeFree,
-                        "RoceGpuPlacement::" << what << ": n=" << n << " needs "
-                                             << n / m_gpusPerServer << " servers of "
-                                             << m_gpusPerServer << " free GPUs, only " << wholeFree
-                                             << " are wholly free");
+        ROCE_ERROR_IF(n / m_gpusPerServer > wholeFree,
+                      "RoceGpuPlacement::" << what << ": n=" << n << " needs "
+                                           << n / m_gpusPerServer << " servers of "
+                                           << m_gpusPerServer << " free GPUs, only " << wholeFree
+                                           << " are wholly free");
     }
 }
 
 void
 RoceGpuPlacement::CheckGpu(const char* what, uint32_t gpu) const
 {
-    NS_ABORT_MSG_IF(gpu >= m_nGpus,
-                    "RoceGpuPlacement::" << what << ": gpu=" << gpu
-                                         << " is out of range (the zone has " << m_nGpus
-                                         << " GPUs)");
+    ROCE_ERROR_IF(gpu >= m_nGpus,
+                  "RoceGpuPlacement::" << what << ": gpu=" << gpu
+                                       << " is out of range (the zone has " << m_nGpus << " GPUs)");
 }
 
 std::vector<uint32_t>
@@ -121,9 +120,9 @@ RoceGpuPlacement::Contiguous(uint32_t n)
             return Take(block, whole);
         }
     }
-    NS_ABORT_MSG("RoceGpuPlacement::Contiguous: n="
-                 << n << " finds no run of " << k << " free " << (whole ? "servers" : "GPUs")
-                 << " (longest: " << longest << "); Fragmented or Random can place it");
+    ROCE_ERROR("RoceGpuPlacement::Contiguous: n="
+               << n << " finds no run of " << k << " free " << (whole ? "servers" : "GPUs")
+               << " (longest: " << longest << "); Fragmented or Random can place it");
     return {};
 }
 
@@ -133,16 +132,16 @@ RoceGpuPlacement::Fragmented(uint32_t n, uint32_t perRack)
     NS_LOG_FUNCTION(this << n << perRack);
     CheckCount("Fragmented", n);
     const uint32_t rackGpus = m_serversPerRack * m_gpusPerServer;
-    NS_ABORT_MSG_IF(perRack == 0, "RoceGpuPlacement::Fragmented: perRack=0 (must be > 0)");
-    NS_ABORT_MSG_IF(perRack >= rackGpus,
-                    "RoceGpuPlacement::Fragmented: perRack="
-                        << perRack << " is not less than a rack (" << rackGpus
-                        << " GPUs), so no rack would be left partly used");
+    ROCE_ERROR_IF(perRack == 0, "RoceGpuPlacement::Fragmented: perRack=0 (must be > 0)");
+    ROCE_ERROR_IF(perRack >= rackGpus,
+                  "RoceGpuPlacement::Fragmented: perRack="
+                      << perRack << " is not less than a rack (" << rackGpus
+                      << " GPUs), so no rack would be left partly used");
     const bool whole = WholeServers(n);
-    NS_ABORT_MSG_IF(whole && perRack < m_gpusPerServer,
-                    "RoceGpuPlacement::Fragmented: perRack="
-                        << perRack << " is less than one server (" << m_gpusPerServer
-                        << " GPUs), and n=" << n << " is placed in whole servers");
+    ROCE_ERROR_IF(whole && perRack < m_gpusPerServer,
+                  "RoceGpuPlacement::Fragmented: perRack="
+                      << perRack << " is less than one server (" << m_gpusPerServer
+                      << " GPUs), and n=" << n << " is placed in whole servers");
     const uint32_t unitsPerRack = whole ? m_serversPerRack : rackGpus;
     const uint32_t perRackUnits = whole ? perRack / m_gpusPerServer : perRack;
     const uint32_t racks = m_nGpus / rackGpus;
@@ -169,12 +168,12 @@ RoceGpuPlacement::Fragmented(uint32_t n, uint32_t perRack)
             remaining -= want;
         }
     }
-    NS_ABORT_MSG_IF(remaining > 0,
-                    "RoceGpuPlacement::Fragmented: n="
-                        << n << " perRack=" << perRack << " finds too few racks with "
-                        << perRackUnits * (whole ? m_gpusPerServer : 1) << " free GPUs ("
-                        << (whole ? remaining * m_gpusPerServer : remaining)
-                        << " GPUs left unplaced)");
+    ROCE_ERROR_IF(remaining > 0,
+                  "RoceGpuPlacement::Fragmented: n="
+                      << n << " perRack=" << perRack << " finds too few racks with "
+                      << perRackUnits * (whole ? m_gpusPerServer : 1) << " free GPUs ("
+                      << (whole ? remaining * m_gpusPerServer : remaining)
+                      << " GPUs left unplaced)");
     return Take(chosen, whole);
 }
 
@@ -182,7 +181,7 @@ std::vector<uint32_t>
 RoceGpuPlacement::Random(uint32_t n, Ptr<UniformRandomVariable> rng)
 {
     NS_LOG_FUNCTION(this << n << rng);
-    NS_ABORT_MSG_IF(!rng, "RoceGpuPlacement::Random: rng is null");
+    ROCE_ERROR_IF(!rng, "RoceGpuPlacement::Random: rng is null");
     CheckCount("Random", n);
     const bool whole = WholeServers(n);
     const uint32_t k = whole ? n / m_gpusPerServer : n;
@@ -221,8 +220,7 @@ RoceGpuPlacement::MarkTaken(const std::vector<uint32_t>& gpus)
     for (uint32_t g : gpus)
     {
         CheckGpu("MarkTaken", g);
-        NS_ABORT_MSG_IF(m_taken[g],
-                        "RoceGpuPlacement::MarkTaken: gpu=" << g << " is already taken");
+        ROCE_ERROR_IF(m_taken[g], "RoceGpuPlacement::MarkTaken: gpu=" << g << " is already taken");
         m_taken[g] = true;
         --m_freeOfServer[g / m_gpusPerServer];
         --m_nFree;
@@ -235,7 +233,7 @@ RoceGpuPlacement::Release(const std::vector<uint32_t>& gpus)
     for (uint32_t g : gpus)
     {
         CheckGpu("Release", g);
-        NS_ABORT_MSG_IF(!m_taken[g], "RoceGpuPlacement::Release: gpu=" << g << " is free");
+        ROCE_ERROR_IF(!m_taken[g], "RoceGpuPlacement::Release: gpu=" << g << " is free");
         m_taken[g] = false;
         ++m_freeOfServer[g / m_gpusPerServer];
         ++m_nFree;

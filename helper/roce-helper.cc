@@ -3,7 +3,6 @@
  */
 #include "roce-helper.h"
 
-#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/log.h"
@@ -12,6 +11,7 @@
 #include "ns3/node.h"
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
@@ -36,26 +36,26 @@ RoceHelper::RoceHelper()
 void
 RoceHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
 {
-    m_nicFactory.Set(name, value);
-    m_portFactory.Set(name, value);
+    RoceSetFactoryAttribute(m_nicFactory, name, value);
+    RoceSetFactoryAttribute(m_portFactory, name, value);
 }
 
 void
 RoceHelper::SetNicAttribute(std::string name, const AttributeValue& value)
 {
-    m_nicFactory.Set(name, value);
+    RoceSetFactoryAttribute(m_nicFactory, name, value);
 }
 
 void
 RoceHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
 {
-    m_channelFactory.Set(name, value);
+    RoceSetFactoryAttribute(m_channelFactory, name, value);
 }
 
 void
 RoceHelper::SetQpAttribute(std::string name, const AttributeValue& value)
 {
-    m_qpFactory.Set(name, value);
+    RoceSetFactoryAttribute(m_qpFactory, name, value);
 }
 
 void
@@ -68,18 +68,18 @@ RoceHelper::SetCongestionControl(const std::string& name)
 void
 RoceHelper::SetCongestionControlAttribute(std::string name, const AttributeValue& value)
 {
-    NS_ABORT_MSG_IF(!m_ccFactory.IsTypeIdSet(),
-                    "RoceHelper: SetCongestionControlAttribute("
-                        << name << ") before SetCongestionControl");
+    ROCE_ERROR_IF(!m_ccFactory.IsTypeIdSet(),
+                  "RoceHelper: SetCongestionControlAttribute(" << name
+                                                               << ") before SetCongestionControl");
     struct TypeId::AttributeInformation info;
-    NS_ABORT_MSG_IF(!m_ccFactory.GetTypeId().LookupAttributeByName(name, &info),
-                    "RoceHelper: congestion control " << m_ccFactory.GetTypeId().GetName()
-                                                      << " has no attribute " << name);
-    NS_ABORT_MSG_IF(!info.checker->CreateValidValue(value),
-                    "RoceHelper: " << m_ccFactory.GetTypeId().GetName() << "::" << name << "="
-                                   << value.SerializeToString(info.checker)
-                                   << " is out of range or of the wrong type");
-    m_ccFactory.Set(name, value);
+    ROCE_ERROR_IF(!m_ccFactory.GetTypeId().LookupAttributeByName(name, &info),
+                  "RoceHelper: congestion control " << m_ccFactory.GetTypeId().GetName()
+                                                    << " has no attribute " << name);
+    ROCE_ERROR_IF(!info.checker->CreateValidValue(value),
+                  "RoceHelper: " << m_ccFactory.GetTypeId().GetName() << "::" << name << "="
+                                 << value.SerializeToString(info.checker)
+                                 << " is out of range or of the wrong type");
+    RoceSetFactoryAttribute(m_ccFactory, name, value);
 }
 
 namespace
@@ -197,7 +197,7 @@ FindDcqcnPreset(const std::string& preset)
     {
         known += (known.empty() ? "" : ", ") + name;
     }
-    NS_FATAL_ERROR("unknown DCQCN preset '" << preset << "' (known: " << known << ")");
+    ROCE_ERROR("unknown DCQCN preset '" << preset << "' (known: " << known << ")");
     return DcqcnPresets().front();
 }
 
@@ -231,8 +231,8 @@ RoceHelper::SetAddressBase(Ipv4Address network, Ipv4Mask mask, Ipv4Address base)
     m_network = network.Get() & mask.Get();
     m_mask = mask.Get();
     m_nextHost = base.Get() & ~mask.Get();
-    NS_ABORT_MSG_IF(m_nextHost == 0,
-                    "RoceHelper: address base " << base << " has no host part under mask " << mask);
+    ROCE_ERROR_IF(m_nextHost == 0,
+                  "RoceHelper: address base " << base << " has no host part under mask " << mask);
 }
 
 Ptr<RocePfcNetDevice>
@@ -255,9 +255,9 @@ RoceHelper::CreateEnd(Ptr<Node> node)
         {
             nic->SetCongestionControl(cc);
         }
-        NS_ABORT_MSG_IF(m_nextHost & m_mask,
-                        "RoceHelper: address space " << Ipv4Address(m_network) << "/"
-                                                     << Ipv4Mask(m_mask) << " exhausted");
+        ROCE_ERROR_IF(m_nextHost & m_mask,
+                      "RoceHelper: address space " << Ipv4Address(m_network) << "/"
+                                                   << Ipv4Mask(m_mask) << " exhausted");
         nic->SetIpv4Address(Ipv4Address(m_network | m_nextHost++));
         dev = nic;
     }
@@ -269,8 +269,8 @@ RoceHelper::CreateEnd(Ptr<Node> node)
 NetDeviceContainer
 RoceHelper::Install(Ptr<Node> a, Ptr<Node> b)
 {
-    NS_ABORT_MSG_IF(!a || !b, "RoceHelper::Install: null node");
-    NS_ABORT_MSG_IF(a == b, "RoceHelper::Install: node " << a->GetId() << " linked to itself");
+    ROCE_ERROR_IF(!a || !b, "RoceHelper::Install: null node");
+    ROCE_ERROR_IF(a == b, "RoceHelper::Install: node " << a->GetId() << " linked to itself");
     Ptr<RocePfcNetDevice> da = CreateEnd(a);
     Ptr<RocePfcNetDevice> db = CreateEnd(b);
     Ptr<RoceChannel> ch = m_channelFactory.Create<RoceChannel>();
@@ -285,8 +285,8 @@ RoceHelper::Install(Ptr<Node> a, Ptr<Node> b)
 NetDeviceContainer
 RoceHelper::Install(NodeContainer c)
 {
-    NS_ABORT_MSG_IF(c.GetN() != 2,
-                    "RoceHelper::Install: a link joins exactly 2 nodes, got " << c.GetN());
+    ROCE_ERROR_IF(c.GetN() != 2,
+                  "RoceHelper::Install: a link joins exactly 2 nodes, got " << c.GetN());
     return Install(c.Get(0), c.Get(1));
 }
 
@@ -295,9 +295,9 @@ RoceHelper::CreateQp(Ptr<NetDevice> a, Ptr<NetDevice> b)
 {
     Ptr<RoceNetDevice> na = DynamicCast<RoceNetDevice>(a);
     Ptr<RoceNetDevice> nb = DynamicCast<RoceNetDevice>(b);
-    NS_ABORT_MSG_IF(!na, "RoceHelper::CreateQp: the first device is not a RoceNetDevice (NIC)");
-    NS_ABORT_MSG_IF(!nb, "RoceHelper::CreateQp: the second device is not a RoceNetDevice (NIC)");
-    NS_ABORT_MSG_IF(na == nb, "RoceHelper::CreateQp: both ends are the same NIC");
+    ROCE_ERROR_IF(!na, "RoceHelper::CreateQp: the first device is not a RoceNetDevice (NIC)");
+    ROCE_ERROR_IF(!nb, "RoceHelper::CreateQp: the second device is not a RoceNetDevice (NIC)");
+    ROCE_ERROR_IF(na == nb, "RoceHelper::CreateQp: both ends are the same NIC");
     Ptr<RoceQueuePair> qa = m_qpFactory.Create<RoceQueuePair>();
     Ptr<RoceQueuePair> qb = m_qpFactory.Create<RoceQueuePair>();
     uint32_t qpnA = na->AddQp(qa);
@@ -317,14 +317,14 @@ std::pair<Ptr<RoceQueuePair>, Ptr<RoceQueuePair>>
 RoceHelper::CreateQp(Ptr<NetDevice> a, Ipv4Address remote)
 {
     Ptr<RoceNetDevice> nb = FindNic(remote);
-    NS_ABORT_MSG_IF(!nb, "RoceHelper::CreateQp: no NIC has address " << remote);
+    ROCE_ERROR_IF(!nb, "RoceHelper::CreateQp: no NIC has address " << remote);
     return CreateQp(a, Ptr<NetDevice>(nb));
 }
 
 Ptr<RoceNetDevice>
 RoceHelper::GetNic(Ptr<Node> node, uint32_t index)
 {
-    NS_ABORT_MSG_IF(!node, "RoceHelper::GetNic: null node");
+    ROCE_ERROR_IF(!node, "RoceHelper::GetNic: null node");
     uint32_t seen = 0;
     for (uint32_t i = 0; i < node->GetNDevices(); ++i)
     {
@@ -334,8 +334,8 @@ RoceHelper::GetNic(Ptr<Node> node, uint32_t index)
             return nic;
         }
     }
-    NS_FATAL_ERROR("RoceHelper: node " << node->GetId() << " has no RoceNetDevice #" << index
-                                       << " (it has " << seen << " NICs)");
+    ROCE_ERROR("RoceHelper: node " << node->GetId() << " has no RoceNetDevice #" << index
+                                   << " (it has " << seen << " NICs)");
     return nullptr;
 }
 
@@ -431,8 +431,8 @@ RoceHelper::CongestionControlByName(const std::string& name)
     {
         return tid;
     }
-    NS_FATAL_ERROR("unknown congestion control '" << name << "' (known: " << known
-                                                  << ", or a RoceCongestionOps TypeId name)");
+    ROCE_ERROR("unknown congestion control '" << name << "' (known: " << known
+                                              << ", or a RoceCongestionOps TypeId name)");
     return TypeId();
 }
 

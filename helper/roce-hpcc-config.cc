@@ -8,7 +8,6 @@
 #include "roce-helper.h"
 #include "roce-switch-helper.h"
 
-#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
@@ -16,6 +15,7 @@
 #include "ns3/node-list.h"
 #include "ns3/queue-size.h"
 #include "ns3/roce-egress-queue-disc.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-shared-buffer-mmu.h"
 #include "ns3/roce-switch-port.h"
 #include "ns3/roce-switch.h"
@@ -170,7 +170,7 @@ CheckValue(const RoceFieldReader& in, const std::string& key, Kind kind, const s
                                                           {Kind::FRACTION, "in (0, 1]"},
                                                           {Kind::ERROR, "in [0, 1)"},
                                                           {Kind::POSITIVE, "> 0"}};
-        NS_ABORT_MSG_IF(!ok, in.Where() << field << " '" << v << "' is not " << range.at(kind));
+        ROCE_ERROR_IF(!ok, in.Where() << field << " '" << v << "' is not " << range.at(kind));
         break;
     }
     case Kind::RATE:
@@ -185,21 +185,21 @@ CheckValue(const RoceFieldReader& in, const std::string& key, Kind kind, const s
 RoceHpccConfig::RateMap
 ReadMap(const RoceFieldReader& in, const std::string& key, const std::vector<std::string>& f)
 {
-    NS_ABORT_MSG_IF(f.size() < 2, in.Where() << key << ": expected 'n rate value ...', found none");
+    ROCE_ERROR_IF(f.size() < 2, in.Where() << key << ": expected 'n rate value ...', found none");
     const uint64_t n = in.Unsigned(f[1], key + " count", 64);
-    NS_ABORT_MSG_IF(f.size() != 2 + 2 * n,
-                    in.Where() << key << ": count " << n << " needs " << 2 * n
-                               << " fields (rate value pairs), found " << f.size() - 2);
+    ROCE_ERROR_IF(f.size() != 2 + 2 * n,
+                  in.Where() << key << ": count " << n << " needs " << 2 * n
+                             << " fields (rate value pairs), found " << f.size() - 2);
     RoceHpccConfig::RateMap m;
     for (uint64_t i = 0; i < n; ++i)
     {
         const uint64_t rate = in.Unsigned(f[2 + 2 * i], key + " rate (bit/s)", 1ull << 50);
-        NS_ABORT_MSG_IF(rate == 0, in.Where() << key << " rate '0' is not a link speed");
+        ROCE_ERROR_IF(rate == 0, in.Where() << key << " rate '0' is not a link speed");
         const double value = in.Real(f[3 + 2 * i], key + " value");
-        NS_ABORT_MSG_IF(value < 0 || (key == "PMAX_MAP" && value > 1),
-                        in.Where() << key << " value '" << f[3 + 2 * i] << "' is not "
-                                   << (key == "PMAX_MAP" ? "in [0, 1]" : ">= 0"));
-        NS_ABORT_MSG_IF(m.count(rate), in.Where() << key << " lists rate " << rate << " twice");
+        ROCE_ERROR_IF(value < 0 || (key == "PMAX_MAP" && value > 1),
+                      in.Where() << key << " value '" << f[3 + 2 * i] << "' is not "
+                                 << (key == "PMAX_MAP" ? "in [0, 1]" : ">= 0"));
+        ROCE_ERROR_IF(m.count(rate), in.Where() << key << " lists rate " << rate << " twice");
         m[rate] = value;
     }
     return m;
@@ -218,11 +218,11 @@ RoceHpccConfig::Read(const std::string& path)
     {
         const std::string& key = f[0];
         static const std::regex keyForm("[A-Za-z_][A-Za-z0-9_]*");
-        NS_ABORT_MSG_IF(!std::regex_match(key, keyForm),
-                        in.Where()
-                            << "'" << key << "' is not a config key (expected 'KEY value ...')");
-        NS_ABORT_MSG_IF(c.lines.count(key),
-                        in.Where() << key << " given twice (first on line " << c.lines[key] << ")");
+        ROCE_ERROR_IF(!std::regex_match(key, keyForm),
+                      in.Where() << "'" << key
+                                 << "' is not a config key (expected 'KEY value ...')");
+        ROCE_ERROR_IF(c.lines.count(key),
+                      in.Where() << key << " given twice (first on line " << c.lines[key] << ")");
         auto it = Keys().find(key);
         if (it == Keys().end())
         {
@@ -232,10 +232,10 @@ RoceHpccConfig::Read(const std::string& path)
         }
         const Kind kind = it->second;
         const size_t want = FieldsOf(kind);
-        NS_ABORT_MSG_IF(f.size() == 1, in.Where() << key << " has no value");
-        NS_ABORT_MSG_IF(want > 0 && f.size() != want + 1,
-                        in.Where() << key << " takes " << want << " value" << (want > 1 ? "s" : "")
-                                   << ", found " << f.size() - 1);
+        ROCE_ERROR_IF(f.size() == 1, in.Where() << key << " has no value");
+        ROCE_ERROR_IF(want > 0 && f.size() != want + 1,
+                      in.Where() << key << " takes " << want << " value" << (want > 1 ? "s" : "")
+                                 << ", found " << f.size() - 1);
         std::vector<std::string> v(f.begin() + 1, f.end());
         if (kind == Kind::MAP)
         {
@@ -255,16 +255,16 @@ RoceHpccConfig::Read(const std::string& path)
         if (key == "CC_MODE")
         {
             c.ccMode = in.Unsigned(v[0], key, 1000);
-            NS_ABORT_MSG_IF(!CcModes().count(c.ccMode),
-                            in.Where() << "CC_MODE '" << v[0]
-                                       << "' is not available; known: 1 (DCQCN), 3 (HPCC), "
-                                          "7 (TIMELY), 8 (DCTCP)");
+            ROCE_ERROR_IF(!CcModes().count(c.ccMode),
+                          in.Where() << "CC_MODE '" << v[0]
+                                     << "' is not available; known: 1 (DCQCN), 3 (HPCC), "
+                                        "7 (TIMELY), 8 (DCTCP)");
         }
         c.values[key] = v;
         c.lines[key] = in.Line();
     }
-    NS_ABORT_MSG_IF(!c.Has("TOPOLOGY_FILE"), path << ": TOPOLOGY_FILE is missing");
-    NS_ABORT_MSG_IF(!c.Has("FLOW_FILE"), path << ": FLOW_FILE is missing");
+    ROCE_ERROR_IF(!c.Has("TOPOLOGY_FILE"), path << ": TOPOLOGY_FILE is missing");
+    ROCE_ERROR_IF(!c.Has("FLOW_FILE"), path << ": FLOW_FILE is missing");
     c.topologyFile = c.values["TOPOLOGY_FILE"][0];
     c.flowFile = c.values["FLOW_FILE"][0];
     c.fctFile = c.Has("FCT_OUTPUT_FILE") ? c.values["FCT_OUTPUT_FILE"][0] : "";
@@ -552,14 +552,14 @@ RoceHpccConfig::Apply(RoceHelper& roce,
         }
         break;
     default:
-        NS_ABORT_MSG(path << ": CC_MODE " << ccMode << " is not available");
+        ROCE_ERROR(path << ": CC_MODE " << ccMode << " is not available");
     }
     if (Has("BUFFER_SIZE"))
     {
         const double bytes = Number("BUFFER_SIZE", 0) * 1024 * 1024;
-        NS_ABORT_MSG_IF(bytes >= 4294967296.0,
-                        path << ":" << lines.at("BUFFER_SIZE") << ": BUFFER_SIZE '"
-                             << values.at("BUFFER_SIZE")[0] << "' MiB exceeds 4 GiB");
+        ROCE_ERROR_IF(bytes >= 4294967296.0,
+                      path << ":" << lines.at("BUFFER_SIZE") << ": BUFFER_SIZE '"
+                           << values.at("BUFFER_SIZE")[0] << "' MiB exceeds 4 GiB");
         switches.SetMmuAttribute(
             "BufferSize",
             QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, static_cast<uint32_t>(bytes))));

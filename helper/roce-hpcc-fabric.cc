@@ -9,6 +9,7 @@
 #include "ns3/double.h"
 #include "ns3/error-model.h"
 #include "ns3/pointer.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/string.h"
 
@@ -28,10 +29,10 @@ RoceHpccFormat::Build(const Topology& topology,
                       double errorRate,
                       int64_t stream)
 {
-    NS_ABORT_MSG_IF(topology.nodes == 0, "RoceHpccFormat::Build: the topology has no nodes");
-    NS_ABORT_MSG_IF(topology.nodes > 65536,
-                    "RoceHpccFormat::Build: " << topology.nodes
-                                              << " nodes exceed the 65,536 addresses of 11.x.y.1");
+    ROCE_ERROR_IF(topology.nodes == 0, "RoceHpccFormat::Build: the topology has no nodes");
+    ROCE_ERROR_IF(topology.nodes > 65536,
+                  "RoceHpccFormat::Build: " << topology.nodes
+                                            << " nodes exceed the 65,536 addresses of 11.x.y.1");
     NodeContainer nodes;
     nodes.Create(topology.nodes);
     for (uint32_t id : topology.switches)
@@ -51,11 +52,11 @@ RoceHpccFormat::Build(const Topology& topology,
             const uint32_t id = end == 0 ? l.a : l.b;
             if (!topology.isSwitch[id])
             {
-                NS_ABORT_MSG_IF(hostLine[id] != 0,
-                                "RoceHpccFormat::Build: line " << l.line << ": host " << id
-                                                               << " has a second link (the first "
-                                                                  "on line "
-                                                               << hostLine[id] << ")");
+                ROCE_ERROR_IF(hostLine[id] != 0,
+                              "RoceHpccFormat::Build: line " << l.line << ": host " << id
+                                                             << " has a second link (the first "
+                                                                "on line "
+                                                             << hostLine[id] << ")");
                 hostLine[id] = l.line;
                 DynamicCast<RoceNetDevice>(d.Get(end))->SetIpv4Address(HostAddress(id));
             }
@@ -71,8 +72,8 @@ RoceHpccFormat::Build(const Topology& topology,
     }
     for (uint32_t id = 0; id < topology.nodes; ++id)
     {
-        NS_ABORT_MSG_IF(!topology.isSwitch[id] && hostLine[id] == 0,
-                        "RoceHpccFormat::Build: host " << id << " has no link");
+        ROCE_ERROR_IF(!topology.isSwitch[id] && hostLine[id] == 0,
+                      "RoceHpccFormat::Build: host " << id << " has no link");
     }
     RoceSwitchHelper::PopulateRoutes();
     return nodes;

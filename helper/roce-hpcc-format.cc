@@ -6,7 +6,7 @@
 
 #include "roce-field-reader.h"
 
-#include "ns3/abort.h"
+#include "ns3/roce-error.h"
 
 #include <cmath>
 
@@ -18,24 +18,24 @@ RoceHpccFormat::ReadTopology(const std::string& path)
 {
     RoceFieldReader in(path);
     std::vector<std::string> f;
-    NS_ABORT_MSG_IF(!in.Next(f), path << ": empty (expected 'nodes switches links' on line 1)");
+    ROCE_ERROR_IF(!in.Next(f), path << ": empty (expected 'nodes switches links' on line 1)");
     in.Expect(f, 3, "nodes switches links");
     Topology t;
     t.nodes = in.Unsigned(f[0], "nodes", 1u << 24);
     const uint32_t nSwitches = in.Unsigned(f[1], "switches", t.nodes);
     const uint32_t nLinks = in.Unsigned(f[2], "links", 1u << 28);
     t.isSwitch.assign(t.nodes, false);
-    NS_ABORT_MSG_IF(nSwitches > 0 && !in.Next(f),
-                    path << ": ends before the line of the " << nSwitches << " switch ids");
+    ROCE_ERROR_IF(nSwitches > 0 && !in.Next(f),
+                  path << ": ends before the line of the " << nSwitches << " switch ids");
     if (nSwitches > 0)
     {
-        NS_ABORT_MSG_IF(f.size() != nSwitches,
-                        in.Where()
-                            << "expected the " << nSwitches << " switch ids, found " << f.size());
+        ROCE_ERROR_IF(f.size() != nSwitches,
+                      in.Where() << "expected the " << nSwitches << " switch ids, found "
+                                 << f.size());
         for (const std::string& s : f)
         {
             const uint32_t id = in.Unsigned(s, "switch id", t.nodes - 1);
-            NS_ABORT_MSG_IF(t.isSwitch[id], in.Where() << "switch id " << id << " listed twice");
+            ROCE_ERROR_IF(t.isSwitch[id], in.Where() << "switch id " << id << " listed twice");
             t.isSwitch[id] = true;
             t.switches.push_back(id);
         }
@@ -47,17 +47,17 @@ RoceHpccFormat::ReadTopology(const std::string& path)
         l.line = in.Line();
         l.a = in.Unsigned(f[0], "link end a", t.nodes - 1);
         l.b = in.Unsigned(f[1], "link end b", t.nodes - 1);
-        NS_ABORT_MSG_IF(l.a == l.b, in.Where() << "link from node " << l.a << " to itself");
+        ROCE_ERROR_IF(l.a == l.b, in.Where() << "link from node " << l.a << " to itself");
         l.rate = in.Rate(f[2], "rate");
         l.delay = in.Delay(f[3], "delay");
         l.errorRate = in.Real(f[4], "error_rate");
-        NS_ABORT_MSG_IF(l.errorRate < 0 || l.errorRate >= 1,
-                        in.Where() << "error_rate '" << f[4] << "' is not in [0, 1)");
+        ROCE_ERROR_IF(l.errorRate < 0 || l.errorRate >= 1,
+                      in.Where() << "error_rate '" << f[4] << "' is not in [0, 1)");
         t.links.push_back(l);
     }
-    NS_ABORT_MSG_IF(t.links.size() != nLinks,
-                    path << ": line 1 announces " << nLinks << " links, the file has "
-                         << t.links.size());
+    ROCE_ERROR_IF(t.links.size() != nLinks,
+                  path << ": line 1 announces " << nLinks << " links, the file has "
+                       << t.links.size());
     return t;
 }
 
@@ -82,12 +82,12 @@ RoceHpccFormat::ReadFlows(const std::string& path, const Topology& topology)
 {
     RoceFieldReader in(path);
     std::vector<std::string> f;
-    NS_ABORT_MSG_IF(!in.Next(f), path << ": empty (expected the number of flows on line 1)");
+    ROCE_ERROR_IF(!in.Next(f), path << ": empty (expected the number of flows on line 1)");
     in.Expect(f, 1, "the number of flows");
     const uint64_t n = in.Unsigned(f[0], "flows", 1ull << 32);
     std::vector<Flow> flows;
     flows.reserve(n);
-    NS_ABORT_MSG_IF(topology.nodes == 0, path << ": the topology has no nodes");
+    ROCE_ERROR_IF(topology.nodes == 0, path << ": the topology has no nodes");
     while (in.Next(f))
     {
         in.Expect(f, 6, "src dst priority dport bytes start_seconds");
@@ -95,23 +95,23 @@ RoceHpccFormat::ReadFlows(const std::string& path, const Topology& topology)
         fl.line = in.Line();
         fl.src = in.Unsigned(f[0], "src", topology.nodes - 1);
         fl.dst = in.Unsigned(f[1], "dst", topology.nodes - 1);
-        NS_ABORT_MSG_IF(topology.isSwitch[fl.src],
-                        in.Where() << "src " << fl.src << " is a switch, not a host");
-        NS_ABORT_MSG_IF(topology.isSwitch[fl.dst],
-                        in.Where() << "dst " << fl.dst << " is a switch, not a host");
-        NS_ABORT_MSG_IF(fl.src == fl.dst, in.Where() << "src and dst are both " << fl.src);
+        ROCE_ERROR_IF(topology.isSwitch[fl.src],
+                      in.Where() << "src " << fl.src << " is a switch, not a host");
+        ROCE_ERROR_IF(topology.isSwitch[fl.dst],
+                      in.Where() << "dst " << fl.dst << " is a switch, not a host");
+        ROCE_ERROR_IF(fl.src == fl.dst, in.Where() << "src and dst are both " << fl.src);
         fl.priority = in.Unsigned(f[2], "priority", 7);
         fl.dport = in.Unsigned(f[3], "dport", 65535);
         fl.bytes = in.Unsigned(f[4], "bytes", 1ull << 62);
-        NS_ABORT_MSG_IF(fl.bytes == 0, in.Where() << "bytes '" << f[4] << "' must be positive");
+        ROCE_ERROR_IF(fl.bytes == 0, in.Where() << "bytes '" << f[4] << "' must be positive");
         const double start = in.Real(f[5], "start_seconds");
-        NS_ABORT_MSG_IF(start < 0, in.Where() << "start_seconds '" << f[5] << "' is negative");
+        ROCE_ERROR_IF(start < 0, in.Where() << "start_seconds '" << f[5] << "' is negative");
         // Nanoseconds, rounded: the files give 9 decimals.
         fl.start = NanoSeconds(static_cast<int64_t>(std::llround(start * 1e9)));
         flows.push_back(fl);
     }
-    NS_ABORT_MSG_IF(flows.size() != n,
-                    path << ": line 1 announces " << n << " flows, the file has " << flows.size());
+    ROCE_ERROR_IF(flows.size() != n,
+                  path << ": line 1 announces " << n << " flows, the file has " << flows.size());
     return flows;
 }
 

@@ -6,9 +6,9 @@
 
 #include "roce-json-reader.h"
 
-#include "ns3/abort.h"
 #include "ns3/fatal-error.h"
 #include "ns3/node.h"
+#include "ns3/roce-error.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -402,7 +402,7 @@ RoceJobHelper::Read(const std::string& file)
     std::ifstream in(file);
     if (!in)
     {
-        NS_FATAL_ERROR(file << ": cannot read the job file");
+        ROCE_ERROR(file << ": cannot read the job file");
     }
     std::ostringstream text;
     text << in.rdbuf();
@@ -456,13 +456,12 @@ RoceJobHelper::Install(const RoceAiZone& zone,
             {
                 for (uint32_t g : c.gpuList)
                 {
-                    NS_ABORT_MSG_IF(g >= zone.GetNGpus(),
-                                    c.where << ": communicator \"" << c.name << "\" lists GPU " << g
-                                            << " but the fabric has " << zone.GetNGpus()
-                                            << " GPUs");
-                    NS_ABORT_MSG_IF(!place.IsFree(g) && mine.count(g) == 0,
-                                    c.where << ": communicator \"" << c.name << "\" lists GPU " << g
-                                            << ", which another job holds");
+                    ROCE_ERROR_IF(g >= zone.GetNGpus(),
+                                  c.where << ": communicator \"" << c.name << "\" lists GPU " << g
+                                          << " but the fabric has " << zone.GetNGpus() << " GPUs");
+                    ROCE_ERROR_IF(!place.IsFree(g) && mine.count(g) == 0,
+                                  c.where << ": communicator \"" << c.name << "\" lists GPU " << g
+                                          << ", which another job holds");
                     if (place.IsFree(g))
                     {
                         place.MarkTaken({g});
@@ -472,20 +471,20 @@ RoceJobHelper::Install(const RoceAiZone& zone,
             }
             else
             {
-                NS_ABORT_MSG_IF(c.gpus > place.GetNFree(),
-                                c.where << ": communicator \"" << c.name << "\" needs " << c.gpus
-                                        << " GPUs but only " << place.GetNFree() << " of the "
-                                        << zone.GetNGpus() << " are free");
+                ROCE_ERROR_IF(c.gpus > place.GetNFree(),
+                              c.where << ": communicator \"" << c.name << "\" needs " << c.gpus
+                                      << " GPUs but only " << place.GetNFree() << " of the "
+                                      << zone.GetNGpus() << " are free");
                 if (c.placement == "contiguous")
                 {
                     gpus = place.Contiguous(c.gpus);
                 }
                 else if (c.placement == "fragmented")
                 {
-                    NS_ABORT_MSG_IF(c.perRack >= zone.GetNicsPerRack(),
-                                    c.where << ": communicator \"" << c.name << "\" has per_rack = "
-                                            << c.perRack << ", not less than a rack ("
-                                            << zone.GetNicsPerRack() << " GPUs)");
+                    ROCE_ERROR_IF(c.perRack >= zone.GetNicsPerRack(),
+                                  c.where << ": communicator \"" << c.name << "\" has per_rack = "
+                                          << c.perRack << ", not less than a rack ("
+                                          << zone.GetNicsPerRack() << " GPUs)");
                     gpus = place.Fragmented(c.gpus, c.perRack);
                 }
                 else
@@ -526,8 +525,8 @@ RoceJobHelper::Install(const RoceAiZone& zone,
 Ptr<RoceCommunicator>
 RoceJobHelper::GetCommunicator(uint32_t i, uint32_t c) const
 {
-    NS_ABORT_MSG_IF(i >= m_comms.size() || c >= m_comms[i].size(),
-                    "RoceJobHelper::GetCommunicator: no communicator " << c << " of job " << i);
+    ROCE_ERROR_IF(i >= m_comms.size() || c >= m_comms[i].size(),
+                  "RoceJobHelper::GetCommunicator: no communicator " << c << " of job " << i);
     return m_comms[i][c];
 }
 

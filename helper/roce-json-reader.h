@@ -8,7 +8,7 @@
 #ifndef ROCE_JSON_READER_H
 #define ROCE_JSON_READER_H
 
-#include "ns3/fatal-error.h"
+#include "ns3/roce-error.h"
 
 #include <algorithm>
 #include <cctype>
@@ -202,8 +202,8 @@ class RoceJsonReader
         if (!error.empty())
         {
             // Reported outside the handler, so the abort is not an uncaught exception.
-            NS_FATAL_ERROR(RoceJsonPositions(m_text, m_file, false).At(errorByte)
-                           << ": JSON syntax error: " << error);
+            ROCE_ERROR(RoceJsonPositions(m_text, m_file, false).At(errorByte)
+                       << ": JSON syntax error: " << error);
         }
         m_positions = std::make_unique<RoceJsonPositions>(m_text, m_file, true);
         return root;
@@ -217,7 +217,7 @@ class RoceJsonReader
 
     [[noreturn]] void Fail(const std::string& pointer, const std::string& msg) const
     {
-        NS_FATAL_ERROR(m_positions->Where(pointer) << ": " << msg);
+        ROCE_ERROR(m_positions->Where(pointer) << ": " << msg);
         std::abort(); // not reached
     }
 

@@ -3,12 +3,12 @@
  */
 #include "roce-monitor-helper.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/roce-congestion-ops.h"
 #include "ns3/roce-egress-queue-disc.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-queue-pair.h"
@@ -56,7 +56,7 @@ std::ofstream
 OpenOrAbort(const std::string& path)
 {
     std::ofstream out(path);
-    NS_ABORT_MSG_IF(!out, "RoceMonitor: cannot write " << path);
+    ROCE_ERROR_IF(!out, "RoceMonitor: cannot write " << path);
     return out;
 }
 
@@ -129,8 +129,8 @@ RoceMonitor::FindDevices()
 void
 RoceMonitor::CheckInterval(const char* what, Time interval)
 {
-    NS_ABORT_MSG_IF(!interval.IsStrictlyPositive(),
-                    "RoceMonitor::" << what << ": the interval must be > 0, got " << interval);
+    ROCE_ERROR_IF(!interval.IsStrictlyPositive(),
+                  "RoceMonitor::" << what << ": the interval must be > 0, got " << interval);
 }
 
 void

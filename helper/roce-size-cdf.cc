@@ -4,7 +4,7 @@
 
 #include "roce-size-cdf.h"
 
-#include "ns3/abort.h"
+#include "ns3/roce-error.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -37,7 +37,7 @@ RoceSizeCdf
 RoceSizeCdf::Read(const std::string& path)
 {
     std::ifstream in(path);
-    NS_ABORT_MSG_IF(!in, path << ": cannot be read");
+    ROCE_ERROR_IF(!in, path << ": cannot be read");
     return Parse(in, path);
 }
 
@@ -46,7 +46,7 @@ RoceSizeCdf::Parse(std::istream& in, const std::string& name)
 {
     RoceSizeCdf cdf;
     std::string error = TryParse(in, name, cdf);
-    NS_ABORT_MSG_IF(!error.empty(), error);
+    ROCE_ERROR_IF(!error.empty(), error);
     return cdf;
 }
 
@@ -139,7 +139,7 @@ RoceSizeCdf::Mean() const
 uint64_t
 RoceSizeCdf::Sample(double u) const
 {
-    NS_ABORT_MSG_IF(m_points.empty(), "RoceSizeCdf::Sample: no distribution read");
+    ROCE_ERROR_IF(m_points.empty(), "RoceSizeCdf::Sample: no distribution read");
     double percent = u * 100;
     std::size_t i = 0;
     while (i + 1 < m_points.size() && m_points[i].second <= percent)

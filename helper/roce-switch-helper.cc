@@ -3,13 +3,13 @@
  */
 #include "roce-switch-helper.h"
 
-#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/string.h"
@@ -33,26 +33,26 @@ RoceSwitchHelper::RoceSwitchHelper()
 void
 RoceSwitchHelper::SetSwitchAttribute(std::string name, const AttributeValue& value)
 {
-    m_switchFactory.Set(name, value);
+    RoceSetFactoryAttribute(m_switchFactory, name, value);
 }
 
 void
 RoceSwitchHelper::SetMmuAttribute(std::string name, const AttributeValue& value)
 {
-    m_mmuFactory.Set(name, value);
+    RoceSetFactoryAttribute(m_mmuFactory, name, value);
 }
 
 void
 RoceSwitchHelper::SetQueueDiscAttribute(std::string name, const AttributeValue& value)
 {
-    m_qdiscFactory.Set(name, value);
+    RoceSetFactoryAttribute(m_qdiscFactory, name, value);
 }
 
 void
 RoceSwitchHelper::SetEcnStepMarking(QueueSize k, DataRate atRate)
 {
-    NS_ABORT_MSG_IF(k.GetUnit() != QueueSizeUnit::BYTES,
-                    "RoceSwitchHelper::SetEcnStepMarking: K=" << k << " must be in bytes");
+    ROCE_ERROR_IF(k.GetUnit() != QueueSizeUnit::BYTES,
+                  "RoceSwitchHelper::SetEcnStepMarking: K=" << k << " must be in bytes");
     m_qdiscFactory.Set("EcnEnabled", BooleanValue(true));
     m_qdiscFactory.Set("EcnKmin", QueueSizeValue(k));
     m_qdiscFactory.Set("EcnKmax", QueueSizeValue(k));
@@ -73,11 +73,11 @@ RoceSwitchHelper::SetEcnForDcqcnPreset(const std::string& preset)
 Ptr<RoceSwitch>
 RoceSwitchHelper::Install(Ptr<Node> node)
 {
-    NS_ABORT_MSG_IF(node->GetObject<RoceSwitch>(),
-                    "RoceSwitchHelper: node " << node->GetId() << " is already a switch");
-    NS_ABORT_MSG_IF(node->GetNDevices() > 0,
-                    "RoceSwitchHelper: install the switch on node "
-                        << node->GetId() << " before linking it (it already has devices)");
+    ROCE_ERROR_IF(node->GetObject<RoceSwitch>(),
+                  "RoceSwitchHelper: node " << node->GetId() << " is already a switch");
+    ROCE_ERROR_IF(node->GetNDevices() > 0,
+                  "RoceSwitchHelper: install the switch on node "
+                      << node->GetId() << " before linking it (it already has devices)");
     Ptr<RoceSwitch> sw = m_switchFactory.Create<RoceSwitch>();
     sw->SetMmu(m_mmuFactory.Create<RoceSharedBufferMmu>());
     sw->SetQueueDiscFactory(m_qdiscFactory);

@@ -3,11 +3,11 @@
  */
 #include "roce-te-helper.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-queue-pair.h"
@@ -47,9 +47,9 @@ Ptr<RoceSwitchPort>
 SwitchPortOf(Ptr<RoceNetDevice> nic, const char* what)
 {
     Ptr<RoceSwitchPort> port = DynamicCast<RoceSwitchPort>(PeerOf(nic));
-    NS_ABORT_MSG_IF(!port,
-                    "RoceTeHelper: the " << what << " NIC " << nic->GetIpv4Address()
-                                         << " is not linked to a RoceSwitch");
+    ROCE_ERROR_IF(!port,
+                  "RoceTeHelper: the " << what << " NIC " << nic->GetIpv4Address()
+                                       << " is not linked to a RoceSwitch");
     return port;
 }
 } // namespace
@@ -59,7 +59,7 @@ RoceTeHelper::RoceTeHelper() = default;
 void
 RoceTeHelper::SetMaxPaths(uint32_t maxPaths)
 {
-    NS_ABORT_MSG_IF(maxPaths == 0, "RoceTeHelper: MaxPaths=0 must be at least 1");
+    ROCE_ERROR_IF(maxPaths == 0, "RoceTeHelper: MaxPaths=0 must be at least 1");
     m_maxPaths = maxPaths;
     m_computed = false;
 }
@@ -68,15 +68,15 @@ uint32_t
 RoceTeHelper::AddFlow(const RoceTeFlow& flow)
 {
     uint32_t index = static_cast<uint32_t>(m_flows.size());
-    NS_ABORT_MSG_IF(!flow.src || !flow.dst,
-                    "RoceTeHelper: flow " << index << " has no "
-                                          << (flow.src ? "destination" : "source") << " NIC");
-    NS_ABORT_MSG_IF(flow.src == flow.dst,
-                    "RoceTeHelper: flow " << index << " goes from NIC "
-                                          << flow.src->GetIpv4Address() << " to itself");
-    NS_ABORT_MSG_IF(!(flow.demand >= 0) || !std::isfinite(flow.demand),
-                    "RoceTeHelper: flow " << index << " has demand " << flow.demand
-                                          << " (must be finite and >= 0)");
+    ROCE_ERROR_IF(!flow.src || !flow.dst,
+                  "RoceTeHelper: flow " << index << " has no "
+                                        << (flow.src ? "destination" : "source") << " NIC");
+    ROCE_ERROR_IF(flow.src == flow.dst,
+                  "RoceTeHelper: flow " << index << " goes from NIC " << flow.src->GetIpv4Address()
+                                        << " to itself");
+    ROCE_ERROR_IF(!(flow.demand >= 0) || !std::isfinite(flow.demand),
+                  "RoceTeHelper: flow " << index << " has demand " << flow.demand
+                                        << " (must be finite and >= 0)");
     m_flows.push_back(flow);
     m_computed = false;
     return index;
@@ -85,12 +85,12 @@ RoceTeHelper::AddFlow(const RoceTeFlow& flow)
 uint32_t
 RoceTeHelper::AddFlow(Ptr<RoceQueuePair> qp, double demand)
 {
-    NS_ABORT_MSG_IF(!qp || qp->GetState() == RoceQueuePair::RESET,
-                    "RoceTeHelper: AddFlow needs a connected queue pair (RoceHelper::CreateQp)");
+    ROCE_ERROR_IF(!qp || qp->GetState() == RoceQueuePair::RESET,
+                  "RoceTeHelper: AddFlow needs a connected queue pair (RoceHelper::CreateQp)");
     RoceTeFlow f;
     f.src = qp->GetNic();
     f.dst = RoceHelper::FindNic(qp->GetRemoteAddress());
-    NS_ABORT_MSG_IF(!f.dst, "RoceTeHelper: no NIC has address " << qp->GetRemoteAddress());
+    ROCE_ERROR_IF(!f.dst, "RoceTeHelper: no NIC has address " << qp->GetRemoteAddress());
     f.sport = qp->GetSourcePort();
     f.destQp = qp->GetRemoteQpn();
     f.demand = demand;
@@ -138,9 +138,9 @@ RoceTeHelper::EnumeratePaths(const RoceTeFlow& flow) const
             }
         });
     }
-    NS_ABORT_MSG_IF(dist[srcSw] < 0,
-                    "RoceTeHelper: no path from NIC " << flow.src->GetIpv4Address() << " to NIC "
-                                                      << flow.dst->GetIpv4Address());
+    ROCE_ERROR_IF(dist[srcSw] < 0,
+                  "RoceTeHelper: no path from NIC " << flow.src->GetIpv4Address() << " to NIC "
+                                                    << flow.dst->GetIpv4Address());
 
     // Every shortest path, depth first in port order, up to m_maxPaths.
     std::vector<std::vector<Hop>> paths;
@@ -271,26 +271,26 @@ RoceTeHelper::GetLinkLoads() const
 const std::vector<RoceTeHelper::Hop>&
 RoceTeHelper::GetPath(uint32_t flow) const
 {
-    NS_ABORT_MSG_IF(!m_computed || flow >= m_paths.size(),
-                    "RoceTeHelper: no path for flow " << flow << " (" << m_paths.size()
-                                                      << " flows computed; call Compute first)");
+    ROCE_ERROR_IF(!m_computed || flow >= m_paths.size(),
+                  "RoceTeHelper: no path for flow " << flow << " (" << m_paths.size()
+                                                    << " flows computed; call Compute first)");
     return m_paths[flow];
 }
 
 uint32_t
 RoceTeHelper::GetNCandidatePaths(uint32_t flow) const
 {
-    NS_ABORT_MSG_IF(!m_computed || flow >= m_nCandidates.size(),
-                    "RoceTeHelper: no path for flow " << flow << " (call Compute first)");
+    ROCE_ERROR_IF(!m_computed || flow >= m_nCandidates.size(),
+                  "RoceTeHelper: no path for flow " << flow << " (call Compute first)");
     return m_nCandidates[flow];
 }
 
 RoceFlowKey
 RoceTeHelper::GetFlowKey(uint32_t flow) const
 {
-    NS_ABORT_MSG_IF(flow >= m_flows.size(),
-                    "RoceTeHelper: flow " << flow << " out of range (" << m_flows.size()
-                                          << " flows)");
+    ROCE_ERROR_IF(flow >= m_flows.size(),
+                  "RoceTeHelper: flow " << flow << " out of range (" << m_flows.size()
+                                        << " flows)");
     const RoceTeFlow& f = m_flows[flow];
     return {f.src->GetIpv4Address().Get(),
             f.dst->GetIpv4Address().Get(),

@@ -6,8 +6,8 @@
 
 #include "roce-helper.h"
 
-#include "ns3/abort.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-queue-pair.h"
 
 #include <cinttypes>
@@ -26,13 +26,13 @@ RoceWorkloadHelper::RoceWorkloadHelper()
 void
 RoceWorkloadHelper::SetQpAttribute(std::string name, const AttributeValue& value)
 {
-    m_qpFactory.Set(name, value);
+    RoceSetFactoryAttribute(m_qpFactory, name, value);
 }
 
 void
 RoceWorkloadHelper::SetAppAttribute(std::string name, const AttributeValue& value)
 {
-    m_appFactory.Set(name, value);
+    RoceSetFactoryAttribute(m_appFactory, name, value);
 }
 
 ApplicationContainer
@@ -40,31 +40,29 @@ RoceWorkloadHelper::Install(NodeContainer nodes,
                             const std::vector<RoceFlowSpec>& flows,
                             Ptr<RoceFctStats> stats) const
 {
-    NS_ABORT_MSG_IF(!stats, "RoceWorkloadHelper::Install: no RoceFctStats");
+    ROCE_ERROR_IF(!stats, "RoceWorkloadHelper::Install: no RoceFctStats");
     const uint32_t n = nodes.GetN();
     std::map<uint32_t, Ptr<RoceFlowApp>> apps;
     ApplicationContainer out;
     for (std::size_t i = 0; i < flows.size(); ++i)
     {
         const RoceFlowSpec& f = flows[i];
-        NS_ABORT_MSG_IF(f.src >= n,
-                        "RoceWorkloadHelper::Install: flow " << i << ": src " << f.src
-                                                             << " is not below the " << n
-                                                             << " nodes given");
-        NS_ABORT_MSG_IF(f.dst >= n,
-                        "RoceWorkloadHelper::Install: flow " << i << ": dst " << f.dst
-                                                             << " is not below the " << n
-                                                             << " nodes given");
-        NS_ABORT_MSG_IF(f.src == f.dst,
-                        "RoceWorkloadHelper::Install: flow " << i << ": src and dst are both "
-                                                             << f.src);
-        NS_ABORT_MSG_IF(f.bytes == 0, "RoceWorkloadHelper::Install: flow " << i << ": bytes 0");
-        NS_ABORT_MSG_IF(f.priority > 7,
-                        "RoceWorkloadHelper::Install: flow "
-                            << i << ": priority " << unsigned(f.priority) << " is not in 0..7");
-        NS_ABORT_MSG_IF(f.start < Time(0),
-                        "RoceWorkloadHelper::Install: flow " << i << ": start " << f.start
-                                                             << " is negative");
+        ROCE_ERROR_IF(f.src >= n,
+                      "RoceWorkloadHelper::Install: flow "
+                          << i << ": src " << f.src << " is not below the " << n << " nodes given");
+        ROCE_ERROR_IF(f.dst >= n,
+                      "RoceWorkloadHelper::Install: flow "
+                          << i << ": dst " << f.dst << " is not below the " << n << " nodes given");
+        ROCE_ERROR_IF(f.src == f.dst,
+                      "RoceWorkloadHelper::Install: flow " << i << ": src and dst are both "
+                                                           << f.src);
+        ROCE_ERROR_IF(f.bytes == 0, "RoceWorkloadHelper::Install: flow " << i << ": bytes 0");
+        ROCE_ERROR_IF(f.priority > 7,
+                      "RoceWorkloadHelper::Install: flow "
+                          << i << ": priority " << unsigned(f.priority) << " is not in 0..7");
+        ROCE_ERROR_IF(f.start < Time(0),
+                      "RoceWorkloadHelper::Install: flow " << i << ": start " << f.start
+                                                           << " is negative");
     }
     // Every flow is checked before anything is installed.
     for (const RoceFlowSpec& f : flows)
@@ -114,10 +112,10 @@ RoceWorkloadHelper::Poisson(uint32_t hosts,
                             Time duration,
                             int64_t stream)
 {
-    NS_ABORT_MSG_IF(hosts < 2, "RoceWorkloadHelper::Poisson: needs at least 2 hosts");
-    NS_ABORT_MSG_IF(!(load > 0), "RoceWorkloadHelper::Poisson: load " << load << " is not > 0");
+    ROCE_ERROR_IF(hosts < 2, "RoceWorkloadHelper::Poisson: needs at least 2 hosts");
+    ROCE_ERROR_IF(!(load > 0), "RoceWorkloadHelper::Poisson: load " << load << " is not > 0");
     const double mean = cdf.Mean();
-    NS_ABORT_MSG_IF(!(mean > 0), "RoceWorkloadHelper::Poisson: the size CDF has no mean");
+    ROCE_ERROR_IF(!(mean > 0), "RoceWorkloadHelper::Poisson: the size CDF has no mean");
     const double lambda = load * static_cast<double>(hostRate.GetBitRate()) * hosts / (8 * mean);
     Ptr<ExponentialRandomVariable> gap = CreateObject<ExponentialRandomVariable>();
     gap->SetAttribute("Mean", DoubleValue(1.0 / lambda));
@@ -159,9 +157,9 @@ RoceWorkloadHelper::Incast(const std::vector<uint32_t>& senders,
     std::vector<RoceFlowSpec> flows;
     for (uint32_t s : senders)
     {
-        NS_ABORT_MSG_IF(s == receiver,
-                        "RoceWorkloadHelper::Incast: the receiver " << receiver
-                                                                    << " is also a sender");
+        ROCE_ERROR_IF(s == receiver,
+                      "RoceWorkloadHelper::Incast: the receiver " << receiver
+                                                                  << " is also a sender");
         RoceFlowSpec f;
         f.src = s;
         f.dst = receiver;
@@ -175,7 +173,7 @@ RoceWorkloadHelper::Incast(const std::vector<uint32_t>& senders,
 std::vector<RoceFlowSpec>
 RoceWorkloadHelper::Permutation(uint32_t hosts, uint64_t bytes, Time start, int64_t stream)
 {
-    NS_ABORT_MSG_IF(hosts < 2, "RoceWorkloadHelper::Permutation: needs at least 2 hosts");
+    ROCE_ERROR_IF(hosts < 2, "RoceWorkloadHelper::Permutation: needs at least 2 hosts");
     Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
     u->SetStream(stream);
     std::vector<uint32_t> to(hosts);

@@ -4,9 +4,9 @@
 
 #include "roce-collective-app.h"
 
-#include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/roce-error.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -119,7 +119,7 @@ RoceCollectiveApp::StartApplication()
         m_algoName = RoceCollective::GetAlgorithmName(RoceCollective::DefaultAlgorithm(op));
     }
     RoceCollective::AlgorithmByName(m_algoName);
-    NS_ABORT_MSG_IF(m_sizes.empty(), "RoceCollectiveApp: no sizes to run (SetSizes got none)");
+    ROCE_ERROR_IF(m_sizes.empty(), "RoceCollectiveApp: no sizes to run (SetSizes got none)");
     m_sizeIndex = 0;
     m_iteration = 0;
     m_counted = Time(0);

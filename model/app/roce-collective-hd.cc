@@ -5,7 +5,7 @@
 #include "roce-collective-schedule.h"
 #include "roce-communicator.h"
 
-#include "ns3/abort.h"
+#include "ns3/roce-error.h"
 
 namespace ns3
 {
@@ -17,7 +17,7 @@ RoceCollectiveBuildHalvingDoubling(const RoceCommunicator& comm,
 {
     typedef RoceCollectiveSchedule Sched;
     const uint32_t p = comm.GetNRanks();
-    NS_ABORT_MSG_IF(p & (p - 1), "RoceCollective hd: " << p << " ranks is not a power of two");
+    ROCE_ERROR_IF(p & (p - 1), "RoceCollective hd: " << p << " ranks is not a power of two");
     uint32_t steps = 0;
     while ((1u << steps) < p)
     {

@@ -5,7 +5,7 @@
 #include "roce-collective-schedule.h"
 #include "roce-communicator.h"
 
-#include "ns3/abort.h"
+#include "ns3/roce-error.h"
 
 namespace ns3
 {
@@ -20,8 +20,8 @@ RoceCollectiveBuildHierarchical(const RoceCommunicator& comm,
     const uint32_t m = comm.GetServerRanks(0).size();
     for (uint32_t srv = 1; srv < n; ++srv)
     {
-        NS_ABORT_MSG_IF(comm.GetServerRanks(srv).size() != m,
-                        "RoceCollective hier: servers hold different numbers of ranks");
+        ROCE_ERROR_IF(comm.GetServerRanks(srv).size() != m,
+                      "RoceCollective hier: servers hold different numbers of ranks");
     }
     const int64_t none = -1;
     // Per (server, ring position): the last transfer into it, of this column.

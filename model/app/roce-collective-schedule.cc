@@ -4,7 +4,7 @@
 
 #include "roce-collective-schedule.h"
 
-#include "ns3/abort.h"
+#include "ns3/roce-error.h"
 
 #include <limits>
 
@@ -25,10 +25,10 @@ RoceCollectiveSchedule::Clear()
 uint32_t
 RoceCollectiveSchedule::Add(uint32_t channel, uint32_t src, uint32_t dst, uint64_t bytes)
 {
-    NS_ABORT_MSG_IF(src == dst,
-                    "RoceCollectiveSchedule: a transfer from rank " << src << " to itself");
-    NS_ABORT_MSG_IF(m_transfers.size() >= std::numeric_limits<uint32_t>::max() - 1,
-                    "RoceCollectiveSchedule: too many transfers: raise ChunkSize");
+    ROCE_ERROR_IF(src == dst,
+                  "RoceCollectiveSchedule: a transfer from rank " << src << " to itself");
+    ROCE_ERROR_IF(m_transfers.size() >= std::numeric_limits<uint32_t>::max() - 1,
+                  "RoceCollectiveSchedule: too many transfers: raise ChunkSize");
     const uint64_t key = (uint64_t(channel) << 48) | (uint64_t(src) << 24) | dst;
     auto it = m_laneIndex.emplace(key, m_lanes.size()).first;
     if (it->second == m_lanes.size())

@@ -5,7 +5,7 @@
 #include "roce-collective-schedule.h"
 #include "roce-communicator.h"
 
-#include "ns3/abort.h"
+#include "ns3/roce-error.h"
 
 namespace ns3
 {
@@ -132,8 +132,8 @@ RoceCollectiveBuildTree(const RoceCommunicator& comm,
                     order.push_back(children[j]);
                 }
             }
-            NS_ABORT_MSG_IF(order.size() != p,
-                            "RoceCollective tree: not every rank is in tree " << t + 1);
+            ROCE_ERROR_IF(order.size() != p,
+                          "RoceCollective tree: not every rank is in tree " << t + 1);
             const uint64_t half = params.broadcast ? share : Sched::Part(share, 2, t);
             const uint64_t chunks =
                 std::max<uint64_t>(1, (half + params.chunkSize - 1) / params.chunkSize);

@@ -4,8 +4,8 @@
 
 #include "roce-collective.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/roce-error.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -115,10 +115,10 @@ RoceCollective::OpByName(const std::string& name)
             return op;
         }
     }
-    NS_ABORT_MSG("RoceCollective: unknown operation '"
-                 << name
-                 << "' (known: allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv, "
-                    "alltoallv)");
+    ROCE_ERROR("RoceCollective: unknown operation '"
+               << name
+               << "' (known: allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv, "
+                  "alltoallv)");
     return ALL_REDUCE;
 }
 
@@ -155,8 +155,8 @@ RoceCollective::AlgorithmByName(const std::string& name)
             return a;
         }
     }
-    NS_ABORT_MSG("RoceCollective: unknown algorithm '"
-                 << name << "' (known: ring, direct, tree, hd, hier)");
+    ROCE_ERROR("RoceCollective: unknown algorithm '" << name
+                                                     << "' (known: ring, direct, tree, hd, hier)");
     return RING;
 }
 
@@ -252,42 +252,41 @@ RoceCollective::GetRankFinishTime(uint32_t r) const
 void
 RoceCollective::Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done)
 {
-    NS_ABORT_MSG_IF(!m_comm, "RoceCollective::Start: no communicator");
+    ROCE_ERROR_IF(!m_comm, "RoceCollective::Start: no communicator");
     const std::string name = GetOpName(op);
-    NS_ABORT_MSG_IF(m_running,
-                    "RoceCollective::Start: " << name << " of size " << bytes << " while the "
-                                              << GetOpName(m_op) << " of size " << m_bytes
-                                              << " started at " << m_start.As(Time::US)
-                                              << " is still running (one operation at a time)");
+    ROCE_ERROR_IF(m_running,
+                  "RoceCollective::Start: " << name << " of size " << bytes << " while the "
+                                            << GetOpName(m_op) << " of size " << m_bytes
+                                            << " started at " << m_start.As(Time::US)
+                                            << " is still running (one operation at a time)");
     const uint32_t p = m_comm->GetNRanks();
-    NS_ABORT_MSG_IF(p == 0, "RoceCollective::Start: the communicator has no ranks");
-    NS_ABORT_MSG_IF(!HasAlgorithm(op, algo),
-                    "RoceCollective: " << name << " has no " << GetAlgorithmName(algo)
-                                       << " algorithm (" << GetAlgorithmTable() << ")");
-    NS_ABORT_MSG_IF(algo == HALVING_DOUBLING && (p & (p - 1)) != 0,
-                    "RoceCollective: hd needs a power-of-two number of ranks (partners at "
-                    "distance p/2, p/4, ..., 1), not "
-                        << p);
+    ROCE_ERROR_IF(p == 0, "RoceCollective::Start: the communicator has no ranks");
+    ROCE_ERROR_IF(!HasAlgorithm(op, algo),
+                  "RoceCollective: " << name << " has no " << GetAlgorithmName(algo)
+                                     << " algorithm (" << GetAlgorithmTable() << ")");
+    ROCE_ERROR_IF(algo == HALVING_DOUBLING && (p & (p - 1)) != 0,
+                  "RoceCollective: hd needs a power-of-two number of ranks (partners at "
+                  "distance p/2, p/4, ..., 1), not "
+                      << p);
     for (uint32_t s = 1; algo == HIERARCHICAL && s < m_comm->GetNServers(); ++s)
     {
-        NS_ABORT_MSG_IF(m_comm->GetServerRanks(s).size() != m_comm->GetServerRanks(0).size(),
-                        "RoceCollective: hier needs every server to hold the same number of "
-                        "ranks (one rail ring per local index), but server "
-                            << s << " holds " << m_comm->GetServerRanks(s).size()
-                            << " and server 0 " << m_comm->GetServerRanks(0).size());
+        ROCE_ERROR_IF(m_comm->GetServerRanks(s).size() != m_comm->GetServerRanks(0).size(),
+                      "RoceCollective: hier needs every server to hold the same number of "
+                      "ranks (one rail ring per local index), but server "
+                          << s << " holds " << m_comm->GetServerRanks(s).size() << " and server 0 "
+                          << m_comm->GetServerRanks(0).size());
     }
-    NS_ABORT_MSG_IF(bytes == 0, "RoceCollective: " << name << " size 0 (must be > 0)");
-    NS_ABORT_MSG_IF(op == ALL_REDUCE && bytes < p,
-                    "RoceCollective: allreduce size " << bytes << " is less than the " << p
-                                                      << " ranks (a ring needs a byte per rank)");
-    NS_ABORT_MSG_IF((op == ALL_GATHER || op == REDUCE_SCATTER || op == ALL_TO_ALL) &&
-                        bytes % p != 0,
-                    "RoceCollective: " << name << " size " << bytes << " is not a multiple of the "
-                                       << p << " ranks (each rank's share is size / ranks)");
-    NS_ABORT_MSG_IF(op == BROADCAST && m_root >= p,
-                    "RoceCollective: Root=" << m_root << " is not a rank (" << p << " ranks)");
-    NS_ABORT_MSG_IF(op == ALL_TO_ALLV && m_matrix.size() != p,
-                    "RoceCollective: alltoallv needs its sizes per pair (StartAllToAllv)");
+    ROCE_ERROR_IF(bytes == 0, "RoceCollective: " << name << " size 0 (must be > 0)");
+    ROCE_ERROR_IF(op == ALL_REDUCE && bytes < p,
+                  "RoceCollective: allreduce size " << bytes << " is less than the " << p
+                                                    << " ranks (a ring needs a byte per rank)");
+    ROCE_ERROR_IF((op == ALL_GATHER || op == REDUCE_SCATTER || op == ALL_TO_ALL) && bytes % p != 0,
+                  "RoceCollective: " << name << " size " << bytes << " is not a multiple of the "
+                                     << p << " ranks (each rank's share is size / ranks)");
+    ROCE_ERROR_IF(op == BROADCAST && m_root >= p,
+                  "RoceCollective: Root=" << m_root << " is not a rank (" << p << " ranks)");
+    ROCE_ERROR_IF(op == ALL_TO_ALLV && m_matrix.size() != p,
+                  "RoceCollective: alltoallv needs its sizes per pair (StartAllToAllv)");
     m_op = op;
     m_algo = algo;
     m_bytes = bytes;
@@ -327,23 +326,23 @@ RoceCollective::Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done
 void
 RoceCollective::StartAllToAllv(const std::vector<std::vector<uint64_t>>& bytes, Callback<void> done)
 {
-    NS_ABORT_MSG_IF(!m_comm, "RoceCollective::StartAllToAllv: no communicator");
+    ROCE_ERROR_IF(!m_comm, "RoceCollective::StartAllToAllv: no communicator");
     const uint32_t p = m_comm->GetNRanks();
-    NS_ABORT_MSG_IF(bytes.size() != p,
-                    "RoceCollective: alltoallv sizes have " << bytes.size() << " rows for " << p
-                                                            << " ranks");
+    ROCE_ERROR_IF(bytes.size() != p,
+                  "RoceCollective: alltoallv sizes have " << bytes.size() << " rows for " << p
+                                                          << " ranks");
     uint64_t total = 0;
     for (uint32_t r = 0; r < p; ++r)
     {
-        NS_ABORT_MSG_IF(bytes[r].size() != p,
-                        "RoceCollective: alltoallv sizes row " << r << " has " << bytes[r].size()
-                                                               << " entries for " << p << " ranks");
+        ROCE_ERROR_IF(bytes[r].size() != p,
+                      "RoceCollective: alltoallv sizes row " << r << " has " << bytes[r].size()
+                                                             << " entries for " << p << " ranks");
         for (uint32_t j = 0; j < p; ++j)
         {
             total += j != r ? bytes[r][j] : 0;
         }
     }
-    NS_ABORT_MSG_IF(total == 0, "RoceCollective: alltoallv of size 0 (every pair sends 0)");
+    ROCE_ERROR_IF(total == 0, "RoceCollective: alltoallv of size 0 (every pair sends 0)");
     m_matrix = bytes;
     // Reported S: the mean bytes a rank sends (at least 1).
     Start(ALL_TO_ALLV, DIRECT, std::max<uint64_t>(1, total / p), done);
@@ -406,7 +405,7 @@ RoceCollective::StartRing()
     // At least one byte per rank and channel.
     const uint64_t perRank = m_op == BROADCAST ? m_bytes : m_bytes / p;
     const uint32_t channels = std::max<uint64_t>(1, std::min<uint64_t>(m_channels, perRank));
-    NS_ABORT_MSG_IF(p > FIELD, "RoceCollective: " << p << " ranks (at most " << FIELD << ")");
+    ROCE_ERROR_IF(p > FIELD, "RoceCollective: " << p << " ranks (at most " << FIELD << ")");
     BuildRings(channels);
     m_ringSteps = m_op == ALL_REDUCE ? 2 * (p - 1) : p - 1;
     for (uint32_t c = 0; c < channels; ++c)
@@ -415,9 +414,9 @@ RoceCollective::StartRing()
         ring.bytes = m_bytes / channels + (c < m_bytes % channels ? 1 : 0);
         const uint64_t sliceMax = m_op == BROADCAST ? ring.bytes : (ring.bytes + p - 1) / p;
         const uint64_t chunks = (sliceMax + m_chunkSize - 1) / m_chunkSize;
-        NS_ABORT_MSG_IF(chunks > FIELD,
-                        "RoceCollective: " << chunks << " chunks per slice (at most " << FIELD
-                                           << "): raise ChunkSize=" << m_chunkSize);
+        ROCE_ERROR_IF(chunks > FIELD,
+                      "RoceCollective: " << chunks << " chunks per slice (at most " << FIELD
+                                         << "): raise ChunkSize=" << m_chunkSize);
         ring.chunks = chunks;
         if (m_op == BROADCAST)
         {

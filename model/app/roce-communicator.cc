@@ -4,11 +4,11 @@
 
 #include "roce-communicator.h"
 
-#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/roce-error.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -113,7 +113,7 @@ RoceCommunicator::DoDispose()
 uint32_t
 RoceCommunicator::AddRank(Ptr<RoceNetDevice> nic, Ptr<RoceNvlinkDomain> nvlink, uint32_t localGpu)
 {
-    NS_ABORT_MSG_IF(!nic, "RoceCommunicator::AddRank: rank " << m_ranks.size() << " has no NIC");
+    ROCE_ERROR_IF(!nic, "RoceCommunicator::AddRank: rank " << m_ranks.size() << " has no NIC");
     Rank r;
     r.nic = nic;
     r.nvlink = nvlink;
@@ -128,10 +128,9 @@ RoceCommunicator::AddRank(Ptr<RoceNetDevice> nic, Ptr<RoceNvlinkDomain> nvlink, 
     r.server = it->second;
     for (uint32_t other : m_serverRanks[r.server])
     {
-        NS_ABORT_MSG_IF(m_ranks[other].nic == nic ||
-                            (nvlink && m_ranks[other].localGpu == localGpu),
-                        "RoceCommunicator::AddRank: rank "
-                            << m_ranks.size() << " is the GPU of rank " << other << " again");
+        ROCE_ERROR_IF(m_ranks[other].nic == nic || (nvlink && m_ranks[other].localGpu == localGpu),
+                      "RoceCommunicator::AddRank: rank " << m_ranks.size() << " is the GPU of rank "
+                                                         << other << " again");
     }
     m_serverRanks[r.server].push_back(m_ranks.size());
     m_ranks.push_back(r);
@@ -149,9 +148,9 @@ RoceCommunicator::GetNRanks() const
 const RoceCommunicator::Rank&
 RoceCommunicator::GetRank(uint32_t r) const
 {
-    NS_ABORT_MSG_IF(r >= m_ranks.size(),
-                    "RoceCommunicator: rank " << r << " out of range (" << m_ranks.size()
-                                              << " ranks)");
+    ROCE_ERROR_IF(r >= m_ranks.size(),
+                  "RoceCommunicator: rank " << r << " out of range (" << m_ranks.size()
+                                            << " ranks)");
     return m_ranks[r];
 }
 
@@ -178,7 +177,7 @@ RoceCommunicator::SameDomain(uint32_t a, uint32_t b) const
 void
 RoceCommunicator::SetQpAttribute(std::string name, const AttributeValue& value)
 {
-    m_qpFactory.Set(name, value);
+    RoceSetFactoryAttribute(m_qpFactory, name, value);
 }
 
 uint32_t
@@ -201,7 +200,7 @@ RoceCommunicator::GetConnection(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b, bool
     {
         return it->second;
     }
-    NS_ABORT_MSG_IF(a == b, "RoceCommunicator: a connection from a NIC to itself");
+    ROCE_ERROR_IF(a == b, "RoceCommunicator: a connection from a NIC to itself");
     const uint32_t index = m_connections.size();
     m_connectionIndex.emplace(key, index);
     m_connections.emplace_back();
@@ -241,12 +240,12 @@ RoceCommunicator::Send(uint32_t src,
                        uint64_t tag,
                        ArrivalCallback arrived)
 {
-    NS_ABORT_MSG_IF(src >= m_ranks.size() || dst >= m_ranks.size(),
-                    "RoceCommunicator::Send: rank " << (src >= m_ranks.size() ? src : dst)
-                                                    << " out of range (" << m_ranks.size()
-                                                    << " ranks)");
-    NS_ABORT_MSG_IF(src == dst, "RoceCommunicator::Send: rank " << src << " to itself");
-    NS_ABORT_MSG_IF(bytes == 0, "RoceCommunicator::Send: 0 bytes from rank " << src);
+    ROCE_ERROR_IF(src >= m_ranks.size() || dst >= m_ranks.size(),
+                  "RoceCommunicator::Send: rank " << (src >= m_ranks.size() ? src : dst)
+                                                  << " out of range (" << m_ranks.size()
+                                                  << " ranks)");
+    ROCE_ERROR_IF(src == dst, "RoceCommunicator::Send: rank " << src << " to itself");
+    ROCE_ERROR_IF(bytes == 0, "RoceCommunicator::Send: 0 bytes from rank " << src);
     m_sent[src] += bytes;
     if (SameDomain(src, dst))
     {

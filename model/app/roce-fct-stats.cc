@@ -4,11 +4,11 @@
 
 #include "roce-fct-stats.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-pfc-net-device.h"
 
@@ -98,7 +98,7 @@ RoceFctStats::SearchFrom(Ptr<RoceNetDevice> src)
     Search s;
     s.via.assign(NodeList::GetNNodes(), nullptr);
     Ptr<RoceChannel> first = DynamicCast<RoceChannel>(src->GetChannel());
-    NS_ABORT_MSG_IF(!first, "RoceFctStats: NIC " << src->GetIpv4Address() << " has no link");
+    ROCE_ERROR_IF(!first, "RoceFctStats: NIC " << src->GetIpv4Address() << " has no link");
     Ptr<RocePfcNetDevice> peer = first->GetPeer(PeekPointer(src));
     std::deque<uint32_t> queue;
     uint32_t start = peer->GetNode()->GetId();
@@ -141,7 +141,7 @@ RoceFctStats::PathOf(const Search& search, Ptr<RoceNetDevice> src, Ptr<RoceNetDe
 {
     // Last hop: the device at the other end of dst's link sends into dst.
     Ptr<RoceChannel> last = DynamicCast<RoceChannel>(dst->GetChannel());
-    NS_ABORT_MSG_IF(!last, "RoceFctStats: NIC " << dst->GetIpv4Address() << " has no link");
+    ROCE_ERROR_IF(!last, "RoceFctStats: NIC " << dst->GetIpv4Address() << " has no link");
     std::vector<Hop> hops;
     RocePfcNetDevice* tx = PeekPointer(last->GetPeer(PeekPointer(dst)));
     RocePfcNetDevice* rx = PeekPointer(dst);
@@ -157,9 +157,9 @@ RoceFctStats::PathOf(const Search& search, Ptr<RoceNetDevice> src, Ptr<RoceNetDe
         }
         uint32_t node = tx->GetNode()->GetId();
         RocePfcNetDevice* into = node < search.via.size() ? search.via[node] : nullptr;
-        NS_ABORT_MSG_IF(!into || hops.size() > search.via.size(),
-                        "RoceFctStats: no path from NIC " << src->GetIpv4Address() << " to NIC "
-                                                          << dst->GetIpv4Address());
+        ROCE_ERROR_IF(!into || hops.size() > search.via.size(),
+                      "RoceFctStats: no path from NIC " << src->GetIpv4Address() << " to NIC "
+                                                        << dst->GetIpv4Address());
         rx = PeekPointer(DynamicCast<RoceChannel>(into->GetChannel())->GetPeer(into));
         tx = into;
     }
@@ -223,14 +223,14 @@ RoceFctStats::IdealOnPath(const std::vector<Hop>& hops, uint32_t mtu, uint64_t b
 Time
 RoceFctStats::IdealFct(Ptr<RoceNetDevice> src, Ptr<RoceNetDevice> dst, uint64_t bytes)
 {
-    NS_ABORT_MSG_IF(!src || !dst || src == dst, "RoceFctStats::IdealFct: needs two NICs");
+    ROCE_ERROR_IF(!src || !dst || src == dst, "RoceFctStats::IdealFct: needs two NICs");
     return IdealOnPath(PathOf(SearchFrom(src), src, dst), src->GetPayloadMtu(), bytes);
 }
 
 Time
 RoceFctStats::GetIdealFct(Ptr<RoceNetDevice> src, Ptr<RoceNetDevice> dst, uint64_t bytes)
 {
-    NS_ABORT_MSG_IF(!src || !dst || src == dst, "RoceFctStats::GetIdealFct: needs two NICs");
+    ROCE_ERROR_IF(!src || !dst || src == dst, "RoceFctStats::GetIdealFct: needs two NICs");
     auto it = m_searches.find(PeekPointer(src));
     if (it == m_searches.end())
     {
@@ -267,9 +267,9 @@ RoceFctStats::SetSizeBuckets(const std::vector<uint64_t>& upperEdges)
 {
     for (std::size_t i = 1; i < upperEdges.size(); ++i)
     {
-        NS_ABORT_MSG_IF(upperEdges[i] <= upperEdges[i - 1],
-                        "RoceFctStats::SetSizeBuckets: edges must increase (edge "
-                            << i << " = " << upperEdges[i] << ")");
+        ROCE_ERROR_IF(upperEdges[i] <= upperEdges[i - 1],
+                      "RoceFctStats::SetSizeBuckets: edges must increase (edge "
+                          << i << " = " << upperEdges[i] << ")");
     }
     m_edges = upperEdges;
 }

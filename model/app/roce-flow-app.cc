@@ -6,8 +6,8 @@
 
 #include "roce-fct-stats.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-queue-pair.h"
 #include "ns3/simulator.h"
@@ -66,10 +66,10 @@ RoceFlowApp::Setup(Ptr<RoceNetDevice> nic, Ptr<RoceFctStats> stats)
 void
 RoceFlowApp::AddFlow(const RoceFlowSpec& flow, Ptr<RoceNetDevice> dst)
 {
-    NS_ABORT_MSG_IF(!dst, "RoceFlowApp::AddFlow: no destination NIC");
-    NS_ABORT_MSG_IF(flow.bytes == 0, "RoceFlowApp::AddFlow: a flow of 0 bytes");
-    NS_ABORT_MSG_IF(flow.priority > 7,
-                    "RoceFlowApp::AddFlow: priority " << unsigned(flow.priority) << " > 7");
+    ROCE_ERROR_IF(!dst, "RoceFlowApp::AddFlow: no destination NIC");
+    ROCE_ERROR_IF(flow.bytes == 0, "RoceFlowApp::AddFlow: a flow of 0 bytes");
+    ROCE_ERROR_IF(flow.priority > 7,
+                  "RoceFlowApp::AddFlow: priority " << unsigned(flow.priority) << " > 7");
     m_flows.push_back({flow, dst});
 }
 
@@ -94,7 +94,7 @@ RoceFlowApp::GetNStarted() const
 void
 RoceFlowApp::StartApplication()
 {
-    NS_ABORT_MSG_IF(!m_nic || !m_stats, "RoceFlowApp: Setup() was not called");
+    ROCE_ERROR_IF(!m_nic || !m_stats, "RoceFlowApp: Setup() was not called");
     std::stable_sort(
         m_flows.begin() + m_next,
         m_flows.end(),

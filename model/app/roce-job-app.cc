@@ -4,8 +4,8 @@
 
 #include "roce-job-app.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/roce-error.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -60,12 +60,10 @@ RoceJobApp::DoDispose()
 void
 RoceJobApp::AddStep(const Step& step)
 {
-    NS_ABORT_MSG_IF(!step.comm || step.comm->GetNRanks() == 0,
-                    "RoceJobApp " << m_name << ": step " << m_steps.size()
-                                  << " has no communicator");
-    NS_ABORT_MSG_IF(step.gap.IsStrictlyNegative(),
-                    "RoceJobApp " << m_name << ": step " << m_steps.size()
-                                  << " has a negative gap");
+    ROCE_ERROR_IF(!step.comm || step.comm->GetNRanks() == 0,
+                  "RoceJobApp " << m_name << ": step " << m_steps.size() << " has no communicator");
+    ROCE_ERROR_IF(step.gap.IsStrictlyNegative(),
+                  "RoceJobApp " << m_name << ": step " << m_steps.size() << " has a negative gap");
     m_steps.push_back(step);
 }
 
@@ -78,14 +76,14 @@ RoceJobApp::GetSteps() const
 void
 RoceJobApp::SetCollectiveAttribute(std::string name, const AttributeValue& value)
 {
-    m_collectiveFactory.Set(name, value);
+    RoceSetFactoryAttribute(m_collectiveFactory, name, value);
 }
 
 Ptr<RoceCollective>
 RoceJobApp::GetCollective(uint32_t i) const
 {
-    NS_ABORT_MSG_IF(i >= m_collectives.size(),
-                    "RoceJobApp::GetCollective: no collective " << i << " (made at the start)");
+    ROCE_ERROR_IF(i >= m_collectives.size(),
+                  "RoceJobApp::GetCollective: no collective " << i << " (made at the start)");
     return m_collectives[i];
 }
 
@@ -110,7 +108,7 @@ RoceJobApp::IsFinished() const
 double
 RoceJobApp::GetNetworkWaitShare(uint32_t i) const
 {
-    NS_ABORT_MSG_IF(i >= m_done.size(), "RoceJobApp: iteration " << i << " has not finished");
+    ROCE_ERROR_IF(i >= m_done.size(), "RoceJobApp: iteration " << i << " has not finished");
     const Iteration& it = m_done[i];
     return it.time.IsStrictlyPositive() ? (it.time - it.compute).GetSeconds() / it.time.GetSeconds()
                                         : 0.0;
@@ -147,7 +145,7 @@ RoceJobApp::GetMeanIterationTime() const
 void
 RoceJobApp::StartApplication()
 {
-    NS_ABORT_MSG_IF(m_steps.empty(), "RoceJobApp " << m_name << ": no steps");
+    ROCE_ERROR_IF(m_steps.empty(), "RoceJobApp " << m_name << ": no steps");
     m_collectives.clear();
     m_pathCompute.clear();
     Time c(0);

@@ -5,10 +5,10 @@
 
 #include "roce-replay-job.h"
 
-#include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/roce-error.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -101,8 +101,8 @@ RoceReplayApp::GetRank() const
 void
 RoceReplayApp::StartApplication()
 {
-    NS_ABORT_MSG_IF(!m_graph || !m_job, "RoceReplayApp: no graph (Setup, RoceReplayJob::AddRank)");
-    NS_ABORT_MSG_IF(m_started, "RoceReplayApp: rank " << m_rank << " started twice");
+    ROCE_ERROR_IF(!m_graph || !m_job, "RoceReplayApp: no graph (Setup, RoceReplayJob::AddRank)");
+    ROCE_ERROR_IF(m_started, "RoceReplayApp: rank " << m_rank << " started twice");
     m_started = true;
     const uint32_t n = m_graph->GetNNodes();
     m_depsLeft.resize(n);
@@ -217,8 +217,8 @@ RoceReplayApp::KernelDone(uint32_t i)
 void
 RoceReplayApp::CommDone(uint32_t i)
 {
-    NS_ABORT_MSG_IF(m_state.at(i) != IN_FLIGHT,
-                    "RoceReplayApp: rank " << m_rank << " node " << i << " completed twice");
+    ROCE_ERROR_IF(m_state.at(i) != IN_FLIGHT,
+                  "RoceReplayApp: rank " << m_rank << " node " << i << " completed twice");
     Account();
     --m_commInFlight;
     Complete(i);

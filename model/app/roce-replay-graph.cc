@@ -3,7 +3,7 @@
  */
 #include "roce-replay-graph.h"
 
-#include "ns3/abort.h"
+#include "ns3/roce-error.h"
 
 #include <algorithm>
 #include <sstream>
@@ -19,12 +19,11 @@ RoceReplayGraph::RoceReplayGraph(std::vector<std::string> typeNames)
 uint32_t
 RoceReplayGraph::AddNode(const Node& node, const std::string& name)
 {
-    NS_ABORT_MSG_IF(m_final, "RoceReplayGraph::AddNode after Finalize");
-    NS_ABORT_MSG_IF(node.kind != NOOP && node.kind != GPU_COMPUTE && node.kind != CPU &&
-                        node.group >= m_groups.size(),
-                    "RoceReplayGraph::AddNode: node " << name << " names group " << node.group
-                                                      << " of " << m_groups.size()
-                                                      << " (AddGroup)");
+    ROCE_ERROR_IF(m_final, "RoceReplayGraph::AddNode after Finalize");
+    ROCE_ERROR_IF(node.kind != NOOP && node.kind != GPU_COMPUTE && node.kind != CPU &&
+                      node.group >= m_groups.size(),
+                  "RoceReplayGraph::AddNode: node " << name << " names group " << node.group
+                                                    << " of " << m_groups.size() << " (AddGroup)");
     m_nodes.push_back(node);
     if (node.kind == COLLECTIVE)
     {
@@ -37,10 +36,10 @@ RoceReplayGraph::AddNode(const Node& node, const std::string& name)
 void
 RoceReplayGraph::AddDependency(uint32_t before, uint32_t after)
 {
-    NS_ABORT_MSG_IF(m_final, "RoceReplayGraph::AddDependency after Finalize");
-    NS_ABORT_MSG_IF(before >= m_nodes.size() || after >= m_nodes.size(),
-                    "RoceReplayGraph::AddDependency(" << before << ", " << after
-                                                      << "): " << m_nodes.size() << " nodes");
+    ROCE_ERROR_IF(m_final, "RoceReplayGraph::AddDependency after Finalize");
+    ROCE_ERROR_IF(before >= m_nodes.size() || after >= m_nodes.size(),
+                  "RoceReplayGraph::AddDependency(" << before << ", " << after
+                                                    << "): " << m_nodes.size() << " nodes");
     m_edges.emplace_back(before, after);
 }
 
@@ -60,7 +59,7 @@ RoceReplayGraph::AddGroup(const std::string& name)
 bool
 RoceReplayGraph::Finalize(std::string* error)
 {
-    NS_ABORT_MSG_IF(m_final, "RoceReplayGraph::Finalize twice");
+    ROCE_ERROR_IF(m_final, "RoceReplayGraph::Finalize twice");
     const uint32_t n = static_cast<uint32_t>(m_nodes.size());
     std::sort(m_edges.begin(), m_edges.end());
     m_edges.erase(std::unique(m_edges.begin(), m_edges.end()), m_edges.end());

@@ -3,8 +3,8 @@
  */
 #include "roce-replay-job.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/roce-error.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
@@ -81,12 +81,12 @@ RoceReplayJob::AddGroup(const std::string& name,
                         const std::vector<uint32_t>& ranks,
                         Ptr<RoceCommunicator> comm)
 {
-    NS_ABORT_MSG_IF(m_groupByName.count(name) > 0,
-                    "RoceReplayJob::AddGroup: group '" << name << "' twice");
-    NS_ABORT_MSG_IF(!comm || comm->GetNRanks() != ranks.size(),
-                    "RoceReplayJob::AddGroup: group '" << name << "' has " << ranks.size()
-                                                       << " ranks but its communicator "
-                                                       << (comm ? comm->GetNRanks() : 0));
+    ROCE_ERROR_IF(m_groupByName.count(name) > 0,
+                  "RoceReplayJob::AddGroup: group '" << name << "' twice");
+    ROCE_ERROR_IF(!comm || comm->GetNRanks() != ranks.size(),
+                  "RoceReplayJob::AddGroup: group '" << name << "' has " << ranks.size()
+                                                     << " ranks but its communicator "
+                                                     << (comm ? comm->GetNRanks() : 0));
     m_groupByName[name] = static_cast<uint32_t>(m_groups.size());
     m_groups.push_back(Group{name, ranks, {}, comm});
 }
@@ -123,7 +123,7 @@ RoceReplayJob::GetApp(uint32_t r) const
 void
 RoceReplayJob::SetCollectiveAttribute(std::string name, const AttributeValue& value)
 {
-    m_collectiveFactory.Set(name, value);
+    RoceSetFactoryAttribute(m_collectiveFactory, name, value);
 }
 
 std::string
@@ -294,7 +294,7 @@ RoceReplayJob::Check(std::string* error)
 void
 RoceReplayJob::PostCollective(uint32_t r, uint32_t i)
 {
-    NS_ABORT_MSG_IF(!m_checked, "RoceReplayJob: Check() was not called before the run");
+    ROCE_ERROR_IF(!m_checked, "RoceReplayJob: Check() was not called before the run");
     const RoceReplayGraph::Node& node = m_graphs[r]->GetNode(i);
     const uint32_t g = GroupOf(r, node.group);
     Instance& inst = m_instances[g][node.seq];

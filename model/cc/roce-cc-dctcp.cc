@@ -3,9 +3,9 @@
  */
 #include "roce-cc-dctcp.h"
 
-#include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/roce-error.h"
 
 #include <algorithm>
 #include <cmath>
@@ -84,7 +84,7 @@ RoceCcDctcp::Init(const RoceCcContext& ctx)
 {
     NS_LOG_FUNCTION(this);
     RoceCongestionOps::Init(ctx);
-    NS_ABORT_MSG_IF(ctx.mtu == 0, "RoceCcDctcp: the queue pair's payload MTU is 0");
+    ROCE_ERROR_IF(ctx.mtu == 0, "RoceCcDctcp: the queue pair's payload MTU is 0");
     m_alpha = m_initialAlpha;
     m_haveWindow = false;
     m_w = 0;
@@ -100,9 +100,9 @@ RoceCcDctcp::Init(const RoceCcContext& ctx)
         {
             w *= ctx.mtu;
         }
-        NS_ABORT_MSG_IF(w < ctx.mtu,
-                        "RoceCcDctcp: InitialWindow=" << m_initialWindow << " is below one packet ("
-                                                      << ctx.mtu << " payload bytes)");
+        ROCE_ERROR_IF(w < ctx.mtu,
+                      "RoceCcDctcp: InitialWindow=" << m_initialWindow << " is below one packet ("
+                                                    << ctx.mtu << " payload bytes)");
         m_haveWindow = true;
         SetWindow(w);
     }

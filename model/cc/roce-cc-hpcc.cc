@@ -3,9 +3,9 @@
  */
 #include "roce-cc-hpcc.h"
 
-#include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/roce-error.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -118,11 +118,11 @@ RoceCcHpcc::Init(const RoceCcContext& ctx)
     if (UpdateBaseRtt())
     {
         // BaseRtt is configured: check W_AI against the window it belongs to.
-        NS_ABORT_MSG_IF(m_wai >= m_wInit,
-                        "RoceCcHpcc: Wai=" << m_waiAttr
-                                           << " is not below the initial window "
-                                              "line rate x BaseRtt = "
-                                           << m_wInit << " bytes");
+        ROCE_ERROR_IF(m_wai >= m_wInit,
+                      "RoceCcHpcc: Wai=" << m_waiAttr
+                                         << " is not below the initial window "
+                                            "line rate x BaseRtt = "
+                                         << m_wInit << " bytes");
     }
     Publish();
 }

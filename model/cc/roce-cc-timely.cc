@@ -3,9 +3,9 @@
  */
 #include "roce-cc-timely.h"
 
-#include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/roce-error.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -121,9 +121,9 @@ RoceCcTimely::Init(const RoceCcContext& ctx)
 {
     NS_LOG_FUNCTION(this);
     RoceCongestionOps::Init(ctx);
-    NS_ABORT_MSG_IF(m_tLow >= m_tHigh,
-                    "RoceCcTimely: Tlow=" << m_tLow.As(Time::US)
-                                          << " must be below Thigh=" << m_tHigh.As(Time::US));
+    ROCE_ERROR_IF(m_tLow >= m_tHigh,
+                  "RoceCcTimely: Tlow=" << m_tLow.As(Time::US)
+                                        << " must be below Thigh=" << m_tHigh.As(Time::US));
     CheckRate("MinRate", m_minRate, "would stop the queue pair for good");
     CheckRate("Delta", m_delta, "would never raise the rate");
     m_prevRtt = 0;

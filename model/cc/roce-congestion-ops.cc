@@ -3,8 +3,8 @@
  */
 #include "roce-congestion-ops.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/roce-error.h"
 #include "ns3/trace-source-accessor.h"
 
 #include <algorithm>
@@ -117,8 +117,8 @@ RoceCongestionOps::~RoceCongestionOps() = default;
 void
 RoceCongestionOps::Init(const RoceCcContext& ctx)
 {
-    NS_ABORT_MSG_IF(ctx.lineRate.GetBitRate() == 0,
-                    GetInstanceTypeId().GetName() << ": the NIC's line rate is 0bps");
+    ROCE_ERROR_IF(ctx.lineRate.GetBitRate() == 0,
+                  GetInstanceTypeId().GetName() << ": the NIC's line rate is 0bps");
     m_ctx = ctx;
     m_rate = static_cast<double>(ctx.lineRate.GetBitRate());
     m_window = 0;
@@ -264,11 +264,11 @@ RoceCongestionOps::CheckRate(const std::string& attribute,
                              const std::string& whyNotZero) const
 {
     const std::string who = GetInstanceTypeId().GetName();
-    NS_ABORT_MSG_IF(rate.GetBitRate() == 0 && !whyNotZero.empty(),
-                    who << ": " << attribute << "=0bps " << whyNotZero);
-    NS_ABORT_MSG_IF(rate > m_ctx.lineRate,
-                    who << ": " << attribute << "=" << rate << " exceeds the line rate "
-                        << m_ctx.lineRate);
+    ROCE_ERROR_IF(rate.GetBitRate() == 0 && !whyNotZero.empty(),
+                  who << ": " << attribute << "=0bps " << whyNotZero);
+    ROCE_ERROR_IF(rate > m_ctx.lineRate,
+                  who << ": " << attribute << "=" << rate << " exceeds the line rate "
+                      << m_ctx.lineRate);
 }
 
 double

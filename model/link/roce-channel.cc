@@ -5,10 +5,10 @@
 
 #include "roce-pfc-net-device.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
+#include "ns3/roce-error.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -37,8 +37,7 @@ RoceChannel::RoceChannel() = default;
 void
 RoceChannel::Attach(Ptr<RocePfcNetDevice> device)
 {
-    NS_ABORT_MSG_IF(m_nDevices >= 2,
-                    "RoceChannel: a link has two ends; a third device was attached");
+    ROCE_ERROR_IF(m_nDevices >= 2, "RoceChannel: a link has two ends; a third device was attached");
     m_devices[m_nDevices++] = device;
 }
 

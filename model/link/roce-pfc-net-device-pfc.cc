@@ -8,6 +8,7 @@
 #include "roce-pfc-net-device.h"
 
 #include "ns3/ethernet-header.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-pfc-header.h"
 #include "ns3/simulator.h"
 
@@ -117,8 +118,8 @@ RocePfcNetDevice::IsPaused(uint8_t priority) const
 void
 RocePfcNetDevice::SetXoff(uint8_t priority, bool xoff)
 {
-    NS_ABORT_MSG_IF(priority >= ROCE_NUM_PRIORITIES,
-                    "RocePfcNetDevice: priority " << +priority << " out of range 0..7");
+    ROCE_ERROR_IF(priority >= ROCE_NUM_PRIORITIES,
+                  "RocePfcNetDevice: priority " << +priority << " out of range 0..7");
     if (m_xoff[priority] == xoff)
     {
         return;

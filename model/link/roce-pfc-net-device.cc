@@ -5,12 +5,12 @@
 
 #include "roce-channel.h"
 
-#include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pointer.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-pfc-header.h"
 #include "ns3/roce-spec-list.h"
 #include "ns3/simulator.h"
@@ -159,7 +159,7 @@ RocePfcNetDevice::GetDataRate() const
 void
 RocePfcNetDevice::SetDataRate(DataRate rate)
 {
-    NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "RocePfcNetDevice: DataRate=0bps must be positive");
+    ROCE_ERROR_IF(rate.GetBitRate() == 0, "RocePfcNetDevice: DataRate=0bps must be positive");
     m_bps = rate;
     m_bitRate = rate.GetBitRate();
 }
@@ -197,14 +197,13 @@ RocePfcNetDevice::SetDscpMap(std::string map)
         bool ok = colon != std::string::npos &&
                   RoceSpecList::ParseUnsigned(item.substr(0, colon), UINT32_MAX, dscp) &&
                   RoceSpecList::ParseUnsigned(item.substr(colon + 1), UINT32_MAX, prio);
-        NS_ABORT_MSG_IF(!ok,
-                        "RocePfcNetDevice: DscpToPriority entry '"
-                            << item << "' is not of the form 'dscp:priority'");
-        NS_ABORT_MSG_IF(dscp > 63,
-                        "RocePfcNetDevice: DscpToPriority DSCP " << dscp << " out of range 0..63");
-        NS_ABORT_MSG_IF(prio >= ROCE_NUM_PRIORITIES,
-                        "RocePfcNetDevice: DscpToPriority priority " << prio
-                                                                     << " out of range 0..7");
+        ROCE_ERROR_IF(!ok,
+                      "RocePfcNetDevice: DscpToPriority entry '"
+                          << item << "' is not of the form 'dscp:priority'");
+        ROCE_ERROR_IF(dscp > 63,
+                      "RocePfcNetDevice: DscpToPriority DSCP " << dscp << " out of range 0..63");
+        ROCE_ERROR_IF(prio >= ROCE_NUM_PRIORITIES,
+                      "RocePfcNetDevice: DscpToPriority priority " << prio << " out of range 0..7");
         m_dscpToPriority[dscp] = static_cast<uint8_t>(prio);
     }
     m_priorityToDscp.fill(0xFF);
@@ -229,11 +228,11 @@ RocePfcNetDevice::DscpToPriority(uint8_t dscp) const
 uint8_t
 RocePfcNetDevice::PriorityToDscp(uint8_t priority) const
 {
-    NS_ABORT_MSG_IF(priority >= ROCE_NUM_PRIORITIES,
-                    "RocePfcNetDevice: priority " << +priority << " out of range 0..7");
-    NS_ABORT_MSG_IF(m_priorityToDscp[priority] > 63,
-                    "RocePfcNetDevice: no DSCP maps to priority " << +priority
-                                                                  << " (see DscpToPriority)");
+    ROCE_ERROR_IF(priority >= ROCE_NUM_PRIORITIES,
+                  "RocePfcNetDevice: priority " << +priority << " out of range 0..7");
+    ROCE_ERROR_IF(m_priorityToDscp[priority] > 63,
+                  "RocePfcNetDevice: no DSCP maps to priority " << +priority
+                                                                << " (see DscpToPriority)");
     return m_priorityToDscp[priority];
 }
 

@@ -3,7 +3,6 @@
  */
 #include "roce-net-device.h"
 
-#include "ns3/abort.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/object-vector.h"
@@ -11,6 +10,7 @@
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-cc-none.h"
 #include "ns3/roce-encap-header.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-header-block.h"
 #include "ns3/roce-icrc-trailer.h"
 #include "ns3/simulator.h"
@@ -95,17 +95,17 @@ RoceNetDevice::DoInitialize()
     // Checked whether or not RxDrainRate is set now: a slow-receiver fault
     // may set it later.
     {
-        NS_ABORT_MSG_IF(m_rxBufferSize.GetUnit() != QueueSizeUnit::BYTES ||
-                            m_rxXoff.GetUnit() != QueueSizeUnit::BYTES ||
-                            m_rxXon.GetUnit() != QueueSizeUnit::BYTES,
-                        "RoceNetDevice: RxBufferSize, RxXoffThreshold and RxXonThreshold "
-                        "must be in bytes (e.g. '512KB')");
-        NS_ABORT_MSG_IF(m_rxXon.GetValue() >= m_rxXoff.GetValue(),
-                        "RoceNetDevice: RxXonThreshold="
-                            << m_rxXon << " must be below RxXoffThreshold=" << m_rxXoff);
-        NS_ABORT_MSG_IF(m_rxXoff.GetValue() >= m_rxBufferSize.GetValue(),
-                        "RoceNetDevice: RxXoffThreshold="
-                            << m_rxXoff << " must be below RxBufferSize=" << m_rxBufferSize);
+        ROCE_ERROR_IF(m_rxBufferSize.GetUnit() != QueueSizeUnit::BYTES ||
+                          m_rxXoff.GetUnit() != QueueSizeUnit::BYTES ||
+                          m_rxXon.GetUnit() != QueueSizeUnit::BYTES,
+                      "RoceNetDevice: RxBufferSize, RxXoffThreshold and RxXonThreshold "
+                      "must be in bytes (e.g. '512KB')");
+        ROCE_ERROR_IF(m_rxXon.GetValue() >= m_rxXoff.GetValue(),
+                      "RoceNetDevice: RxXonThreshold="
+                          << m_rxXon << " must be below RxXoffThreshold=" << m_rxXoff);
+        ROCE_ERROR_IF(m_rxXoff.GetValue() >= m_rxBufferSize.GetValue(),
+                      "RoceNetDevice: RxXoffThreshold="
+                          << m_rxXoff << " must be below RxBufferSize=" << m_rxBufferSize);
     }
     RocePfcNetDevice::DoInitialize();
 }
@@ -154,8 +154,8 @@ RoceNetDevice::SetAddress(Address address)
 void
 RoceNetDevice::SetPayloadMtu(uint32_t mtu)
 {
-    NS_ABORT_MSG_IF(mtu < 256 || mtu > 9000,
-                    "RoceNetDevice: PayloadMtu=" << mtu << " out of range 256..9000 bytes");
+    ROCE_ERROR_IF(mtu < 256 || mtu > 9000,
+                  "RoceNetDevice: PayloadMtu=" << mtu << " out of range 256..9000 bytes");
     m_payloadMtu = mtu;
 }
 
@@ -174,12 +174,12 @@ RoceNetDevice::GetCongestionControlType() const
 void
 RoceNetDevice::SetCongestionControlType(TypeId tid)
 {
-    NS_ABORT_MSG_IF(
+    ROCE_ERROR_IF(
         tid != RoceCongestionOps::GetTypeId() && !tid.IsChildOf(RoceCongestionOps::GetTypeId()),
         "RoceNetDevice: CongestionControl=" << tid.GetName() << " is not a ns3::RoceCongestionOps");
-    NS_ABORT_MSG_IF(!tid.HasConstructor(),
-                    "RoceNetDevice: CongestionControl=" << tid.GetName()
-                                                        << " cannot be created (abstract)");
+    ROCE_ERROR_IF(!tid.HasConstructor(),
+                  "RoceNetDevice: CongestionControl=" << tid.GetName()
+                                                      << " cannot be created (abstract)");
     if (tid != m_ccType)
     {
         m_ccPrototype = nullptr;
@@ -190,7 +190,7 @@ RoceNetDevice::SetCongestionControlType(TypeId tid)
 void
 RoceNetDevice::SetCongestionControl(Ptr<RoceCongestionOps> prototype)
 {
-    NS_ABORT_MSG_IF(!prototype, "RoceNetDevice: SetCongestionControl(nullptr)");
+    ROCE_ERROR_IF(!prototype, "RoceNetDevice: SetCongestionControl(nullptr)");
     m_ccType = prototype->GetInstanceTypeId();
     m_ccPrototype = prototype;
 }
@@ -210,10 +210,10 @@ RoceNetDevice::GetCongestionControl()
 uint32_t
 RoceNetDevice::AddQp(Ptr<RoceQueuePair> qp)
 {
-    NS_ABORT_MSG_IF(m_qps.size() + FIRST_QPN > RoceBthHeader::QPN_MASK,
-                    "RoceNetDevice: no QP numbers left (2^24)");
-    NS_ABORT_MSG_IF(!qp || qp->GetState() != RoceQueuePair::RESET || qp->GetQpn() != 0,
-                    "RoceNetDevice: AddQp needs a new, unconnected queue pair");
+    ROCE_ERROR_IF(m_qps.size() + FIRST_QPN > RoceBthHeader::QPN_MASK,
+                  "RoceNetDevice: no QP numbers left (2^24)");
+    ROCE_ERROR_IF(!qp || qp->GetState() != RoceQueuePair::RESET || qp->GetQpn() != 0,
+                  "RoceNetDevice: AddQp needs a new, unconnected queue pair");
     uint32_t slot = m_scheduler.AddSlot(PeekPointer(qp));
     m_qps.push_back(qp);
     uint32_t qpn = FIRST_QPN + slot;
@@ -228,8 +228,8 @@ RoceNetDevice::ConnectQp(Ptr<RoceQueuePair> qp,
                          uint32_t remoteInitialPsn)
 {
     uint32_t qpn = qp->GetQpn();
-    NS_ABORT_MSG_IF(GetQp(qpn) != qp,
-                    "RoceNetDevice: ConnectQp on a QP that was not added to this NIC");
+    ROCE_ERROR_IF(GetQp(qpn) != qp,
+                  "RoceNetDevice: ConnectQp on a QP that was not added to this NIC");
     qp->Connect(this,
                 qpn,
                 remoteQpn,

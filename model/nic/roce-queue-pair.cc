@@ -6,13 +6,13 @@
 #include "roce-net-device.h"
 #include "roce-queue-pair-reorder.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
 #include "ns3/roce-aeth-header.h"
 #include "ns3/roce-bth-header.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-hash.h"
 #include "ns3/roce-icrc-trailer.h"
 #include "ns3/roce-psn.h"
@@ -165,7 +165,7 @@ RoceQueuePair::Connect(Ptr<RoceNetDevice> nic,
                        uint32_t remoteInitialPsn,
                        Ptr<RoceCongestionOps> cc)
 {
-    NS_ABORT_MSG_IF(m_state != RESET, "RoceQueuePair: QP " << qpn << " is already connected");
+    ROCE_ERROR_IF(m_state != RESET, "RoceQueuePair: QP " << qpn << " is already connected");
     m_nic = nic;
     m_qpn = qpn;
     m_remoteQpn = remoteQpn;
@@ -195,7 +195,7 @@ RoceQueuePair::Connect(Ptr<RoceNetDevice> nic,
 void
 RoceQueuePair::SetQpn(uint32_t qpn)
 {
-    NS_ABORT_MSG_IF(m_state != RESET, "RoceQueuePair: the QP number cannot change once connected");
+    ROCE_ERROR_IF(m_state != RESET, "RoceQueuePair: the QP number cannot change once connected");
     m_qpn = qpn;
 }
 
@@ -214,12 +214,12 @@ RoceQueuePair::PostSend(uint64_t bytes, CompletionCallback cb)
 uint64_t
 RoceQueuePair::Post(uint64_t bytes, bool write, CompletionCallback cb)
 {
-    NS_ABORT_MSG_IF(m_state == RESET,
-                    "RoceQueuePair: message posted on a QP that is not connected "
-                    "(create QPs with RoceHelper::CreateQp)");
-    NS_ABORT_MSG_IF(write && bytes > 0xFFFFFFFFULL,
-                    "RoceQueuePair: RDMA WRITE of " << bytes
-                                                    << " bytes exceeds the 32-bit DMA length");
+    ROCE_ERROR_IF(m_state == RESET,
+                  "RoceQueuePair: message posted on a QP that is not connected "
+                  "(create QPs with RoceHelper::CreateQp)");
+    ROCE_ERROR_IF(write && bytes > 0xFFFFFFFFULL,
+                  "RoceQueuePair: RDMA WRITE of " << bytes
+                                                  << " bytes exceeds the 32-bit DMA length");
     Message m;
     m.id = m_nextMessageId++;
     m.firstSeq = m_sndEnd;
@@ -250,10 +250,10 @@ RoceQueuePair::Post(uint64_t bytes, bool write, CompletionCallback cb)
 void
 RoceQueuePair::SetReceiveWindow(uint32_t packets)
 {
-    NS_ABORT_MSG_IF(packets > MAX_RECEIVE_WINDOW,
-                    "RoceQueuePair: ReceiveWindow=" << packets << " out of range 0.."
-                                                    << MAX_RECEIVE_WINDOW << " packets");
-    NS_ABORT_MSG_IF(m_state != RESET, "RoceQueuePair: ReceiveWindow cannot change once connected");
+    ROCE_ERROR_IF(packets > MAX_RECEIVE_WINDOW,
+                  "RoceQueuePair: ReceiveWindow=" << packets << " out of range 0.."
+                                                  << MAX_RECEIVE_WINDOW << " packets");
+    ROCE_ERROR_IF(m_state != RESET, "RoceQueuePair: ReceiveWindow cannot change once connected");
     if (packets == 0)
     {
         m_reorder.reset();
@@ -309,8 +309,8 @@ RoceQueuePair::GetPriority() const
 void
 RoceQueuePair::SetPriority(uint8_t priority)
 {
-    NS_ABORT_MSG_IF(priority > 7, "RoceQueuePair: Priority=" << +priority << " out of range 0..7");
-    NS_ABORT_MSG_IF(m_state != RESET, "RoceQueuePair: Priority cannot change once connected");
+    ROCE_ERROR_IF(priority > 7, "RoceQueuePair: Priority=" << +priority << " out of range 0..7");
+    ROCE_ERROR_IF(m_state != RESET, "RoceQueuePair: Priority cannot change once connected");
     m_priority = priority;
 }
 
@@ -354,9 +354,9 @@ RoceQueuePair::FindMessage(uint64_t seq) const
 {
     // Sending moves forward through the queue; start from where the last
     // lookup ended so a long queue of posted messages costs O(1) per packet.
-    NS_ABORT_MSG_IF(m_msgHead == m_messages.size() || seq < m_messages[m_msgHead].firstSeq ||
-                        seq >= m_sndEnd,
-                    "RoceQueuePair: no message holds sequence number " << seq);
+    ROCE_ERROR_IF(m_msgHead == m_messages.size() || seq < m_messages[m_msgHead].firstSeq ||
+                      seq >= m_sndEnd,
+                  "RoceQueuePair: no message holds sequence number " << seq);
     std::size_t i = std::max(m_msgHead, std::min(m_msgCursor, m_messages.size() - 1));
     while (seq < m_messages[i].firstSeq)
     {

@@ -3,9 +3,9 @@
  */
 #include "roce-nvlink-domain.h"
 
-#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/roce-error.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
@@ -96,10 +96,10 @@ RoceNvlinkDomain::~RoceNvlinkDomain() = default;
 Ptr<RoceNvlinkDomain>
 RoceNvlinkDomain::Install(Ptr<Node> server, uint32_t gpus)
 {
-    NS_ABORT_MSG_IF(!server, "RoceNvlinkDomain::Install: no server node");
-    NS_ABORT_MSG_IF(server->GetObject<RoceNvlinkDomain>(),
-                    "RoceNvlinkDomain::Install: node " << server->GetId()
-                                                       << " already has a scale-up domain");
+    ROCE_ERROR_IF(!server, "RoceNvlinkDomain::Install: no server node");
+    ROCE_ERROR_IF(server->GetObject<RoceNvlinkDomain>(),
+                  "RoceNvlinkDomain::Install: node " << server->GetId()
+                                                     << " already has a scale-up domain");
     Ptr<RoceNvlinkDomain> domain = CreateObject<RoceNvlinkDomain>();
     domain->SetNGpus(gpus);
     server->AggregateObject(domain);
@@ -151,10 +151,10 @@ RoceNvlinkDomain::GetNGpus() const
 void
 RoceNvlinkDomain::SetNGpus(uint32_t gpus)
 {
-    NS_ABORT_MSG_IF(gpus == 0, "RoceNvlinkDomain: NGpus=0 must be at least 1");
-    NS_ABORT_MSG_IF(m_nextId > 0 && gpus != m_nGpus,
-                    "RoceNvlinkDomain: NGpus=" << gpus << " cannot replace NGpus=" << m_nGpus
-                                               << " after transfers were sent");
+    ROCE_ERROR_IF(gpus == 0, "RoceNvlinkDomain: NGpus=0 must be at least 1");
+    ROCE_ERROR_IF(m_nextId > 0 && gpus != m_nGpus,
+                  "RoceNvlinkDomain: NGpus=" << gpus << " cannot replace NGpus=" << m_nGpus
+                                             << " after transfers were sent");
     m_nGpus = gpus;
     m_txBytes.assign(gpus, 0);
     m_rxBytes.assign(gpus, 0);
@@ -171,7 +171,7 @@ RoceNvlinkDomain::GetDataRate() const
 void
 RoceNvlinkDomain::SetDataRate(DataRate rate)
 {
-    NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "RoceNvlinkDomain: DataRate=0bps must be positive");
+    ROCE_ERROR_IF(rate.GetBitRate() == 0, "RoceNvlinkDomain: DataRate=0bps must be positive");
     if (m_active.empty())
     {
         m_rate = rate;
@@ -186,9 +186,9 @@ RoceNvlinkDomain::SetDataRate(DataRate rate)
 void
 RoceNvlinkDomain::CheckGpu(uint32_t gpu, const char* what) const
 {
-    NS_ABORT_MSG_IF(gpu >= m_nGpus,
-                    "RoceNvlinkDomain: " << what << "=" << gpu << " out of range 0.." << m_nGpus - 1
-                                         << " (NGpus=" << m_nGpus << ")");
+    ROCE_ERROR_IF(gpu >= m_nGpus,
+                  "RoceNvlinkDomain: " << what << "=" << gpu << " out of range 0.." << m_nGpus - 1
+                                       << " (NGpus=" << m_nGpus << ")");
 }
 
 uint64_t
@@ -244,9 +244,9 @@ RoceNvlinkDomain::SendWithCookie(uint32_t srcGpu,
     NS_LOG_FUNCTION(this << srcGpu << dstGpu << bytes);
     CheckGpu(srcGpu, "srcGpu");
     CheckGpu(dstGpu, "dstGpu");
-    NS_ABORT_MSG_IF(srcGpu == dstGpu,
-                    "RoceNvlinkDomain: srcGpu=dstGpu=" << srcGpu
-                                                       << ": a GPU does not send to itself");
+    ROCE_ERROR_IF(srcGpu == dstGpu,
+                  "RoceNvlinkDomain: srcGpu=dstGpu=" << srcGpu
+                                                     << ": a GPU does not send to itself");
     const uint64_t id = m_nextId++;
     m_txTrace(srcGpu, dstGpu, bytes, id);
     if (bytes == 0)

@@ -8,7 +8,7 @@
 
 #include "roce-egress-queue-disc.h"
 
-#include "ns3/abort.h"
+#include "ns3/roce-error.h"
 
 #include <algorithm>
 
@@ -32,8 +32,8 @@ RoceEgressQueueDisc::GetBackloggedMask() const
 std::pair<uint32_t, uint64_t>
 RoceEgressQueueDisc::Flush(uint8_t priority, const char* reason)
 {
-    NS_ABORT_MSG_IF(priority >= ROCE_NUM_PRIORITIES,
-                    "RoceEgressQueueDisc: priority " << +priority << " out of range 0..7");
+    ROCE_ERROR_IF(priority >= ROCE_NUM_PRIORITIES,
+                  "RoceEgressQueueDisc: priority " << +priority << " out of range 0..7");
     Ring& ring = m_rings[priority];
     uint32_t frames = 0;
     uint64_t bytes = 0;

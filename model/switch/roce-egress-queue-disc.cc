@@ -3,11 +3,11 @@
  */
 #include "roce-egress-queue-disc.h"
 
-#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-raw-header.h"
 #include "ns3/roce-spec-list.h"
 #include "ns3/string.h"
@@ -222,7 +222,7 @@ void
 RoceEgressQueueDisc::SetDwrrWeights(std::string spec)
 {
     std::string error;
-    NS_ABORT_MSG_IF(!ParseDwrrWeights(spec, m_weights, error), error);
+    ROCE_ERROR_IF(!ParseDwrrWeights(spec, m_weights, error), error);
     m_weightSpec = spec;
     m_minWeight = *std::min_element(m_weights.begin(), m_weights.end());
 }
@@ -242,13 +242,13 @@ RoceEgressQueueDisc::GetDwrrWeight(uint8_t priority) const
 void
 RoceEgressQueueDisc::DoInitialize()
 {
-    NS_ABORT_MSG_IF(!m_mmu, "RoceEgressQueueDisc: not attached to a switch (Setup not called)");
-    NS_ABORT_MSG_IF(m_kmin.GetUnit() != QueueSizeUnit::BYTES,
-                    "RoceEgressQueueDisc: EcnKmin=" << m_kmin << " must be in bytes (e.g. 100KB)");
-    NS_ABORT_MSG_IF(m_kmax.GetUnit() != QueueSizeUnit::BYTES,
-                    "RoceEgressQueueDisc: EcnKmax=" << m_kmax << " must be in bytes (e.g. 400KB)");
-    NS_ABORT_MSG_IF(m_kmin.GetValue() > m_kmax.GetValue(),
-                    "RoceEgressQueueDisc: EcnKmin=" << m_kmin << " exceeds EcnKmax=" << m_kmax);
+    ROCE_ERROR_IF(!m_mmu, "RoceEgressQueueDisc: not attached to a switch (Setup not called)");
+    ROCE_ERROR_IF(m_kmin.GetUnit() != QueueSizeUnit::BYTES,
+                  "RoceEgressQueueDisc: EcnKmin=" << m_kmin << " must be in bytes (e.g. 100KB)");
+    ROCE_ERROR_IF(m_kmax.GetUnit() != QueueSizeUnit::BYTES,
+                  "RoceEgressQueueDisc: EcnKmax=" << m_kmax << " must be in bytes (e.g. 400KB)");
+    ROCE_ERROR_IF(m_kmin.GetValue() > m_kmax.GetValue(),
+                  "RoceEgressQueueDisc: EcnKmin=" << m_kmin << " exceeds EcnKmax=" << m_kmax);
     double scale = 1.0;
     if (m_ecnThresholdRate.GetBitRate() > 0 && m_rate.GetBitRate() > 0)
     {
@@ -312,8 +312,8 @@ RoceEgressQueueDisc::Enqueue(Ptr<Packet> p,
                              bool ect,
                              bool intRequest)
 {
-    NS_ABORT_MSG_IF(priority >= ROCE_NUM_PRIORITIES,
-                    "RoceEgressQueueDisc: priority " << +priority << " out of range 0..7");
+    ROCE_ERROR_IF(priority >= ROCE_NUM_PRIORITIES,
+                  "RoceEgressQueueDisc: priority " << +priority << " out of range 0..7");
     uint32_t size = p->GetSize();
     RoceSharedBufferMmu::Admission a = m_mmu->Admit(ingress, priority, size);
     if (!a.admitted)
@@ -395,7 +395,7 @@ RoceEgressQueueDisc::PickQueue()
         m_dwrrNext = (m_dwrrNext + 1) % ROCE_NUM_PRIORITIES;
         m_dwrrTurnStarted = false;
     }
-    NS_FATAL_ERROR("RoceEgressQueueDisc: DWRR found no queue to serve");
+    ROCE_ERROR("RoceEgressQueueDisc: DWRR found no queue to serve");
     return -1;
 }
 

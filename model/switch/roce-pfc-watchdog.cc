@@ -3,9 +3,9 @@
  */
 #include "roce-pfc-watchdog.h"
 
-#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
+#include "ns3/roce-error.h"
 
 namespace ns3
 {
@@ -68,7 +68,7 @@ RocePfcWatchdog::IsEnabledByDefault()
 {
     TypeId::AttributeInformation info;
     bool found = GetTypeId().LookupAttributeByName("Enabled", &info);
-    NS_ABORT_MSG_IF(!found, "RocePfcWatchdog: no Enabled attribute");
+    ROCE_ERROR_IF(!found, "RocePfcWatchdog: no Enabled attribute");
     Ptr<const BooleanValue> v = DynamicCast<const BooleanValue>(info.initialValue);
     return v && v->Get();
 }
@@ -76,8 +76,7 @@ RocePfcWatchdog::IsEnabledByDefault()
 void
 RocePfcWatchdog::SetTimeout(Time t)
 {
-    NS_ABORT_MSG_IF(!t.IsStrictlyPositive(),
-                    "RocePfcWatchdog: Timeout=" << t << " must be positive");
+    ROCE_ERROR_IF(!t.IsStrictlyPositive(), "RocePfcWatchdog: Timeout=" << t << " must be positive");
     m_timeout = t;
 }
 
@@ -90,8 +89,8 @@ RocePfcWatchdog::GetTimeout() const
 void
 RocePfcWatchdog::SetInterval(Time t)
 {
-    NS_ABORT_MSG_IF(!t.IsStrictlyPositive(),
-                    "RocePfcWatchdog: Interval=" << t << " must be positive");
+    ROCE_ERROR_IF(!t.IsStrictlyPositive(),
+                  "RocePfcWatchdog: Interval=" << t << " must be positive");
     m_interval = t;
 }
 
@@ -104,8 +103,8 @@ RocePfcWatchdog::GetInterval() const
 void
 RocePfcWatchdog::SetRecoveryTime(Time t)
 {
-    NS_ABORT_MSG_IF(!t.IsStrictlyPositive(),
-                    "RocePfcWatchdog: RecoveryTime=" << t << " must be positive");
+    ROCE_ERROR_IF(!t.IsStrictlyPositive(),
+                  "RocePfcWatchdog: RecoveryTime=" << t << " must be positive");
     m_recoveryTime = t;
 }
 
@@ -124,9 +123,9 @@ RocePfcWatchdog::GetAction() const
 void
 RocePfcWatchdog::SetOwner(const Object* port)
 {
-    NS_ABORT_MSG_IF(m_owner && port && m_owner != port,
-                    "RocePfcWatchdog: this watchdog already serves another port; give each "
-                    "RoceSwitchPort its own (PfcWatchdog attribute)");
+    ROCE_ERROR_IF(m_owner && port && m_owner != port,
+                  "RocePfcWatchdog: this watchdog already serves another port; give each "
+                  "RoceSwitchPort its own (PfcWatchdog attribute)");
     m_owner = port;
 }
 

@@ -3,11 +3,11 @@
  */
 #include "roce-shared-buffer-mmu.h"
 
-#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-spec-list.h"
 #include "ns3/string.h"
 
@@ -106,9 +106,9 @@ RoceSharedBufferMmu::RoceSharedBufferMmu() = default;
 void
 RoceSharedBufferMmu::SetAlpha(double alpha)
 {
-    NS_ABORT_MSG_IF(!(alpha > 0) || alpha > 1024,
-                    "RoceSharedBufferMmu: Alpha=" << alpha
-                                                  << " out of range: must be > 0 (and <= 1024)");
+    ROCE_ERROR_IF(!(alpha > 0) || alpha > 1024,
+                  "RoceSharedBufferMmu: Alpha=" << alpha
+                                                << " out of range: must be > 0 (and <= 1024)");
     m_alpha = alpha;
 }
 
@@ -130,9 +130,9 @@ RoceSharedBufferMmu::SetLossless(std::string s)
             continue;
         }
         uint32_t p = 0;
-        NS_ABORT_MSG_IF(!RoceSpecList::ParseUnsigned(item, ROCE_NUM_PRIORITIES - 1, p),
-                        "RoceSharedBufferMmu: LosslessPriorities entry '"
-                            << item << "' is not a priority 0..7");
+        ROCE_ERROR_IF(!RoceSpecList::ParseUnsigned(item, ROCE_NUM_PRIORITIES - 1, p),
+                      "RoceSharedBufferMmu: LosslessPriorities entry '"
+                          << item << "' is not a priority 0..7");
         m_losslessMask |= static_cast<uint8_t>(1u << p);
     }
 }
@@ -152,8 +152,8 @@ RoceSharedBufferMmu::IsLossless(uint8_t pg) const
 void
 RoceSharedBufferMmu::Configure(const std::vector<PortLink>& links)
 {
-    NS_ABORT_MSG_IF(m_bufferSize.GetUnit() != QueueSizeUnit::BYTES,
-                    "RoceSharedBufferMmu: BufferSize=" << m_bufferSize << " must be in bytes");
+    ROCE_ERROR_IF(m_bufferSize.GetUnit() != QueueSizeUnit::BYTES,
+                  "RoceSharedBufferMmu: BufferSize=" << m_bufferSize << " must be in bytes");
     m_nPorts = static_cast<uint32_t>(links.size());
     m_headroom.assign(m_nPorts, 0);
     m_pgs.assign(m_nPorts * ROCE_NUM_PRIORITIES, PgState());
@@ -184,11 +184,11 @@ RoceSharedBufferMmu::Configure(const std::vector<PortLink>& links)
         headroomAll += nLossless * m_headroom[p];
     }
     uint64_t buffer = m_bufferSize.GetValue();
-    NS_ABORT_MSG_IF(reservedAll + headroomAll >= buffer,
-                    "RoceSharedBufferMmu: BufferSize=" << m_bufferSize << " is smaller than the "
-                                                       << reservedAll << " B of reserves and "
-                                                       << headroomAll << " B of headroom its "
-                                                       << m_nPorts << " ports need");
+    ROCE_ERROR_IF(reservedAll + headroomAll >= buffer,
+                  "RoceSharedBufferMmu: BufferSize=" << m_bufferSize << " is smaller than the "
+                                                     << reservedAll << " B of reserves and "
+                                                     << headroomAll << " B of headroom its "
+                                                     << m_nPorts << " ports need");
     if (m_mode == PARTITIONED)
     {
         uint64_t share = buffer / std::max<uint32_t>(1, m_nPorts);
@@ -197,10 +197,10 @@ RoceSharedBufferMmu::Configure(const std::vector<PortLink>& links)
         {
             uint64_t need =
                 ROCE_NUM_PRIORITIES * m_reservedPerPg.GetValue() + nLossless * m_headroom[p];
-            NS_ABORT_MSG_IF(need >= share,
-                            "RoceSharedBufferMmu: in Partitioned mode port "
-                                << p << " gets " << share << " B, less than the " << need
-                                << " B of reserves and headroom it needs");
+            ROCE_ERROR_IF(need >= share,
+                          "RoceSharedBufferMmu: in Partitioned mode port "
+                              << p << " gets " << share << " B, less than the " << need
+                              << " B of reserves and headroom it needs");
             m_poolSize[p] = share - need;
         }
     }
@@ -306,10 +306,10 @@ bool
 RoceSharedBufferMmu::Release(uint32_t port, uint8_t pg, uint32_t bytes)
 {
     PgState& s = m_pgs[port * ROCE_NUM_PRIORITIES + pg];
-    NS_ABORT_MSG_IF(s.reserved + s.shared + s.headroom < bytes,
-                    "RoceSharedBufferMmu: port " << port << " PG " << +pg << " releases " << bytes
-                                                 << " B but holds "
-                                                 << s.reserved + s.shared + s.headroom);
+    ROCE_ERROR_IF(s.reserved + s.shared + s.headroom < bytes,
+                  "RoceSharedBufferMmu: port " << port << " PG " << +pg << " releases " << bytes
+                                               << " B but holds "
+                                               << s.reserved + s.shared + s.headroom);
     uint64_t fromHeadroom = std::min<uint64_t>(bytes, s.headroom);
     s.headroom -= fromHeadroom;
     uint64_t rest = bytes - fromHeadroom;

@@ -10,9 +10,9 @@
 #include "roce-ecmp-hash.h"
 #include "roce-switch.h"
 
-#include "ns3/abort.h"
 #include "ns3/integer.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/roce-error.h"
 #include "ns3/simulator.h"
 
 #include <iterator>
@@ -47,9 +47,9 @@ RoceSwitch::SetLoadBalancing(const std::string& name)
             return;
         }
     }
-    NS_ABORT_MSG("RoceSwitch: LoadBalancing=" << name
-                                              << " is unknown (known: ecmp, flowlet, spray, "
-                                                 "adaptive)");
+    ROCE_ERROR("RoceSwitch: LoadBalancing=" << name
+                                            << " is unknown (known: ecmp, flowlet, spray, "
+                                               "adaptive)");
 }
 
 std::string
@@ -67,8 +67,8 @@ RoceSwitch::GetLoadBalancingMode() const
 void
 RoceSwitch::SetFlowletGap(Time gap)
 {
-    NS_ABORT_MSG_IF(!gap.IsStrictlyPositive(),
-                    "RoceSwitch: FlowletGap=" << gap.As(Time::US) << " must be positive");
+    ROCE_ERROR_IF(!gap.IsStrictlyPositive(),
+                  "RoceSwitch: FlowletGap=" << gap.As(Time::US) << " must be positive");
     m_flowletGap = gap.GetTimeStep();
 }
 
@@ -81,8 +81,8 @@ RoceSwitch::GetFlowletGap() const
 void
 RoceSwitch::SetFlowletTableSize(uint32_t size)
 {
-    NS_ABORT_MSG_IF(size == 0 || size > (1u << 24),
-                    "RoceSwitch: FlowletTableSize=" << size << " out of range 1..16777216 slots");
+    ROCE_ERROR_IF(size == 0 || size > (1u << 24),
+                  "RoceSwitch: FlowletTableSize=" << size << " out of range 1..16777216 slots");
     m_flowletTableSize = size;
     if (m_configured)
     {
@@ -99,9 +99,9 @@ RoceSwitch::GetFlowletTableSize() const
 void
 RoceSwitch::SetFlowletChoice(const std::string& name)
 {
-    NS_ABORT_MSG_IF(name != "hash" && name != "least-loaded",
-                    "RoceSwitch: FlowletChoice=" << name
-                                                 << " is unknown (known: hash, least-loaded)");
+    ROCE_ERROR_IF(name != "hash" && name != "least-loaded",
+                  "RoceSwitch: FlowletChoice=" << name
+                                               << " is unknown (known: hash, least-loaded)");
     m_flowletLeastLoaded = name == "least-loaded";
 }
 
@@ -114,8 +114,8 @@ RoceSwitch::GetFlowletChoice() const
 void
 RoceSwitch::SetSprayMode(const std::string& name)
 {
-    NS_ABORT_MSG_IF(name != "random" && name != "round-robin",
-                    "RoceSwitch: SprayMode=" << name << " is unknown (known: random, round-robin)");
+    ROCE_ERROR_IF(name != "random" && name != "round-robin",
+                  "RoceSwitch: SprayMode=" << name << " is unknown (known: random, round-robin)");
     m_sprayRoundRobin = name == "round-robin";
     if (m_configured)
     {
@@ -164,12 +164,12 @@ RoceSwitch::AssignStreams(int64_t stream)
 void
 RoceSwitch::AddPinnedRoute(const RoceFlowKey& key, uint32_t port)
 {
-    NS_ABORT_MSG_IF(port >= m_ports.size(),
-                    "RoceSwitch: pinned route of flow "
-                        << Ipv4Address(key.srcIp) << ":" << key.sport << " -> "
-                        << Ipv4Address(key.dstIp) << ":" << key.dport << " QP " << key.destQp
-                        << " names port " << port << ", but the switch has " << m_ports.size()
-                        << " ports");
+    ROCE_ERROR_IF(port >= m_ports.size(),
+                  "RoceSwitch: pinned route of flow "
+                      << Ipv4Address(key.srcIp) << ":" << key.sport << " -> "
+                      << Ipv4Address(key.dstIp) << ":" << key.dport << " QP " << key.destQp
+                      << " names port " << port << ", but the switch has " << m_ports.size()
+                      << " ports");
     m_pins.Add(key, port);
     m_balanced = true;
 }

@@ -5,12 +5,12 @@
 
 #include "roce-switch.h"
 
-#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pointer.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-hash.h"
 #include "ns3/roce-int-record.h"
 #include "ns3/roce-raw-header.h"
@@ -160,7 +160,7 @@ RoceSwitchPort::StampInt(Ptr<Packet> p, uint8_t priority)
 void
 RoceSwitchPort::ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame)
 {
-    NS_ABORT_MSG_IF(!m_switch, "RoceSwitchPort: port is not part of a RoceSwitch");
+    ROCE_ERROR_IF(!m_switch, "RoceSwitchPort: port is not part of a RoceSwitch");
     m_switch->Receive(this, p, frame);
 }
 

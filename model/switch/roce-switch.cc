@@ -5,7 +5,6 @@
 
 #include "roce-ecmp-hash.h"
 
-#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -14,6 +13,7 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-error.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -141,7 +141,7 @@ RoceSwitch::DoInitialize()
 uint32_t
 RoceSwitch::AddPort(Ptr<RoceSwitchPort> port)
 {
-    NS_ABORT_MSG_IF(m_configured, "RoceSwitch: ports cannot be added once traffic has started");
+    ROCE_ERROR_IF(m_configured, "RoceSwitch: ports cannot be added once traffic has started");
     uint32_t index = static_cast<uint32_t>(m_ports.size());
     Ptr<RoceEgressQueueDisc> qdisc = m_qdiscFactory.Create<RoceEgressQueueDisc>();
     port->SetSwitch(this, index, qdisc);
@@ -217,18 +217,18 @@ RoceSwitch::SendPfc(uint32_t port, uint8_t pg, bool xoff)
 void
 RoceSwitch::AddRoute(Ipv4Address network, Ipv4Mask mask, const std::vector<uint32_t>& ports)
 {
-    NS_ABORT_MSG_IF(ports.empty(),
-                    "RoceSwitch: route to " << network << "/" << mask.GetPrefixLength()
-                                            << " has no egress port");
+    ROCE_ERROR_IF(ports.empty(),
+                  "RoceSwitch: route to " << network << "/" << mask.GetPrefixLength()
+                                          << " has no egress port");
     std::vector<uint32_t> sorted = ports;
     std::sort(sorted.begin(), sorted.end());
     sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
     for (uint32_t p : sorted)
     {
-        NS_ABORT_MSG_IF(p >= m_ports.size(),
-                        "RoceSwitch: route to " << network << "/" << mask.GetPrefixLength()
-                                                << " names port " << p << ", but the switch has "
-                                                << m_ports.size() << " ports");
+        ROCE_ERROR_IF(p >= m_ports.size(),
+                      "RoceSwitch: route to " << network << "/" << mask.GetPrefixLength()
+                                              << " names port " << p << ", but the switch has "
+                                              << m_ports.size() << " ports");
     }
     uint8_t len = static_cast<uint8_t>(mask.GetPrefixLength());
     uint32_t key = network.Get() & mask.Get();

@@ -3,7 +3,7 @@
  */
 #include "roce-bth-header.h"
 
-#include "ns3/abort.h"
+#include "ns3/roce-error.h"
 
 namespace ns3
 {
@@ -109,7 +109,7 @@ RoceBthHeader::GetMigReq() const
 void
 RoceBthHeader::SetPadCount(uint8_t pad)
 {
-    NS_ABORT_MSG_IF(pad > 3, "RoceBthHeader: PadCnt " << +pad << " out of range 0..3");
+    ROCE_ERROR_IF(pad > 3, "RoceBthHeader: PadCnt " << +pad << " out of range 0..3");
     m_flags = (m_flags & 0xCF) | (pad << 4);
 }
 
@@ -176,7 +176,7 @@ RoceBthHeader::GetIntRequest() const
 void
 RoceBthHeader::SetIntHops(uint8_t hops)
 {
-    NS_ABORT_MSG_IF(hops > 31, "RoceBthHeader: INT hop count " << +hops << " out of range 0..31");
+    ROCE_ERROR_IF(hops > 31, "RoceBthHeader: INT hop count " << +hops << " out of range 0..31");
     m_ecnBits = (m_ecnBits & 0xE0) | hops;
 }
 

@@ -3,7 +3,7 @@
  */
 #include "roce-encap-header.h"
 
-#include "ns3/abort.h"
+#include "ns3/roce-error.h"
 
 namespace ns3
 {
@@ -159,7 +159,7 @@ RoceEncapHeader::GetDestination() const
 void
 RoceEncapHeader::SetDscp(uint8_t dscp)
 {
-    NS_ABORT_MSG_IF(dscp > 63, "RoceEncapHeader: DSCP " << +dscp << " out of range 0..63");
+    ROCE_ERROR_IF(dscp > 63, "RoceEncapHeader: DSCP " << +dscp << " out of range 0..63");
     m_tos = static_cast<uint8_t>((dscp << 2) | (m_tos & 0x3));
 }
 

@@ -3,7 +3,7 @@
  */
 #include "roce-pfc-header.h"
 
-#include "ns3/abort.h"
+#include "ns3/roce-error.h"
 
 namespace ns3
 {
@@ -75,8 +75,8 @@ RocePfcHeader::Deserialize(Buffer::Iterator start)
 void
 RocePfcHeader::SetPause(uint8_t priority, uint16_t quanta)
 {
-    NS_ABORT_MSG_IF(priority >= ROCE_NUM_PRIORITIES,
-                    "RocePfcHeader: priority " << +priority << " out of range 0..7");
+    ROCE_ERROR_IF(priority >= ROCE_NUM_PRIORITIES,
+                  "RocePfcHeader: priority " << +priority << " out of range 0..7");
     m_classEnable |= (1u << priority);
     m_quanta[priority] = quanta;
 }

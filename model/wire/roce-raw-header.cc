@@ -6,8 +6,8 @@
 #include "roce-icrc-trailer.h"
 #include "roce-int-record.h"
 
-#include "ns3/abort.h"
 #include "ns3/packet.h"
+#include "ns3/roce-error.h"
 
 #include <cstring>
 #include <iomanip>
@@ -61,8 +61,8 @@ RoceRawHeader::RoceRawHeader() = default;
 RoceRawHeader::RoceRawHeader(const uint8_t* bytes, uint32_t size)
     : m_size(size)
 {
-    NS_ABORT_MSG_IF(size > MAX_SIZE,
-                    "RoceRawHeader: " << size << " bytes; it holds at most " << MAX_SIZE);
+    ROCE_ERROR_IF(size > MAX_SIZE,
+                  "RoceRawHeader: " << size << " bytes; it holds at most " << MAX_SIZE);
     std::memcpy(m_bytes, bytes, size);
 }
 
@@ -124,8 +124,8 @@ RoceRawHeader::Deserialize(Buffer::Iterator start, Buffer::Iterator end)
 void
 RoceRawHeader::SetSize(uint32_t size)
 {
-    NS_ABORT_MSG_IF(size > MAX_SIZE,
-                    "RoceRawHeader: " << size << " bytes; it holds at most " << MAX_SIZE);
+    ROCE_ERROR_IF(size > MAX_SIZE,
+                  "RoceRawHeader: " << size << " bytes; it holds at most " << MAX_SIZE);
     m_size = size;
 }
 
