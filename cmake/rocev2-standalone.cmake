@@ -28,6 +28,8 @@ find_package(ns3 REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 # The Chakra execution-trace reader needs protobuf (cmake/rocev2-chakra.cmake).
 include(${CMAKE_CURRENT_LIST_DIR}/rocev2-chakra.cmake)
+# The Python bindings (pybind11), when pybind11-dev is installed.
+include(${CMAKE_CURRENT_LIST_DIR}/rocev2-python.cmake)
 
 set(_rocev2_ns3_modules core network internet traffic-control applications stats
     point-to-point)
@@ -128,6 +130,7 @@ function(build_lib)
   rocev2_register_example_tests()
   if(_name STREQUAL "rocev2")
     rocev2_add_chakra_examples(${_name})
+    rocev2_add_python(${_name})
   endif()
   if(ROCEV2_GTEST AND EXISTS ${CMAKE_SOURCE_DIR}/gtest/CMakeLists.txt)
     add_subdirectory(${CMAKE_SOURCE_DIR}/gtest ${CMAKE_BINARY_DIR}/gtest-build)

@@ -6,6 +6,8 @@
 #include "ns3/string.h"
 #include "ns3/type-id.h"
 
+#include <regex>
+
 namespace ns3
 {
 
@@ -38,10 +40,31 @@ CheckedValue(TypeId tid, const std::string& name, const AttributeValue& value)
         }
         ROCE_ERROR(tid.GetName() << " has no attribute " << name << " (it has: " << known << ")");
     }
-    Ptr<AttributeValue> v = info.checker->CreateValidValue(value);
+    // ns-3 aborts on a time, queue size or number it cannot parse: check the form first.
+    const auto* text = dynamic_cast<const StringValue*>(&value);
+    std::string type = info.checker->GetValueTypeName();
+    if (type.rfind("ns3::", 0) != 0)
+    {
+        type = "ns3::" + type;
+    }
+    static const std::regex timeForm(
+        R"(\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*(s|ms|us|ns|ps|fs|min|h|d|y)?\s*)");
+    static const std::regex sizeForm(R"(\s*[0-9]+\s*([kKMG]i?)?(B|p)\s*)");
+    static const std::regex uintForm(R"(\s*\+?[0-9]+\s*)");
+    static const std::regex intForm(R"(\s*[-+]?[0-9]+\s*)");
+    static const std::regex doubleForm(
+        R"(\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*)");
+    const std::regex* form = type == "ns3::TimeValue"        ? &timeForm
+                             : type == "ns3::QueueSizeValue" ? &sizeForm
+                             : type == "ns3::UintegerValue"  ? &uintForm
+                             : type == "ns3::IntegerValue"   ? &intForm
+                             : type == "ns3::DoubleValue"    ? &doubleForm
+                                                             : nullptr;
+    const bool badForm =
+        text != nullptr && form != nullptr && !std::regex_match(text->Get(), *form);
+    Ptr<AttributeValue> v = badForm ? nullptr : info.checker->CreateValidValue(value);
     if (!v)
     {
-        const auto* text = dynamic_cast<const StringValue*>(&value);
         ROCE_ERROR(tid.GetName() << "::" << name << "="
                                  << (text ? text->Get() : value.SerializeToString(info.checker))
                                  << " is not a valid value (" << info.checker->GetValueTypeName()
