@@ -366,6 +366,11 @@ RoceAiZoneHelper::Build()
     BuildZoneLinks(z);
     BuildAtswLinks(z);
     FillRoutes(z);
+    // The switches' random streams (ECN marking, spraying) get fixed numbers,
+    // so the same seed and run give the same results however many scenarios
+    // the process has built before (ns-3 hands out unassigned streams from a
+    // process-wide counter).
+    RoceSwitchHelper::AssignStreams(AI_ZONE_STREAMS);
     return z;
 }
 

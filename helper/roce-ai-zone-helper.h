@@ -178,6 +178,13 @@ class RoceAiZoneHelper
         ATSW = 2,
     };
 
+    /**
+     * The first random stream Build() gives the switches
+     * (RoceSwitchHelper::AssignStreams): above the small stream numbers that
+     * placements, workloads and faults take.
+     */
+    static constexpr int64_t AI_ZONE_STREAMS = 1000000;
+
     RoceAiZoneHelper();
 
     /** \param tiers 2 (one zone of RTSWs and CTSWs) or 3 (zones joined by ATSWs) */

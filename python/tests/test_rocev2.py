@@ -195,6 +195,22 @@ class Runs(Scenario):
         self.assertEqual(first, second)
         self.assertEqual(rocev2.now(), 0.0, "destroy() ends the scenario")
 
+    def test_random_marking_twice(self):
+        """DCQCN's ECN marking draws random numbers: the second run of the same
+        scenario draws the same ones (the zone fixes its switches' streams)."""
+        def once():
+            rocev2.set_run(2)
+            zone = rocev2.AiZone(gpus=32, uplinks=4, cc="dcqcn")
+            coll = rocev2.Collective(zone, zone.placement().contiguous(32), op="alltoall",
+                                     sizes=["4M"])
+            rocev2.run()
+            out = (coll.results(), rocev2.fabric_stats())
+            rocev2.destroy()
+            return out
+        first = once()
+        self.assertGreater(first[1]["ecn_marked"], 0, "marking happened")
+        self.assertEqual(first, once())
+
     def test_jobs(self):
         zone = rocev2.AiZone(gpus=16)
         jobs = rocev2.Jobs(zone, data("examples", "jobs", "dp-buckets.json"))
