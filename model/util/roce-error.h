@@ -86,7 +86,11 @@ void RoceSetAttribute(ObjectBase& object, const std::string& name, const Attribu
     {                                                                                              \
         if (__builtin_expect(static_cast<bool>(cond), false))                                      \
         {                                                                                          \
-            [&]() __attribute__((cold, noinline)) { ROCE_ERROR(msg); }();                          \
+            [&]() __attribute__((cold, noinline))                                                  \
+            {                                                                                      \
+                ROCE_ERROR(msg);                                                                   \
+            }                                                                                      \
+            ();                                                                                    \
         }                                                                                          \
     } while (false)
 
