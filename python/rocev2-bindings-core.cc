@@ -139,16 +139,6 @@ ConfigSet(const std::string& path, const std::string& value)
     }
 }
 
-/** \return the string a C++ printer writes */
-template <typename F>
-std::string
-Print(F print)
-{
-    std::ostringstream os;
-    print(os);
-    return os.str();
-}
-
 /** A communicator, as Python holds it. */
 struct Communicator
 {

@@ -37,16 +37,6 @@ namespace rocepy
 namespace
 {
 
-/** \return the string a C++ printer writes */
-template <typename F>
-std::string
-Print(F print)
-{
-    std::ostringstream os;
-    print(os);
-    return os.str();
-}
-
 /** \return a numpy array of one field of every record */
 template <typename T, typename R, typename F>
 py::array_t<T>

@@ -14,11 +14,23 @@
 
 #include <functional>
 #include <pybind11/pybind11.h>
+#include <sstream>
+#include <string>
 
 namespace ns3
 {
 namespace rocepy
 {
+
+/** \return the text a C++ printer (a callable taking a std::ostream&) writes */
+template <typename F>
+std::string
+Print(F print)
+{
+    std::ostringstream os;
+    print(os);
+    return os.str();
+}
 
 /** A built AI Zone, as Python holds it. */
 struct Zone
