@@ -211,6 +211,17 @@ class Runs(Scenario):
         self.assertGreater(first[1]["ecn_marked"], 0, "marking happened")
         self.assertEqual(first, once())
 
+    def test_fault_schedule(self):
+        zone = rocev2.AiZone(gpus=32)
+        faults = rocev2.Faults(zone).load(data("examples", "faults", "ai-zone-uplink-down.txt"))
+        coll = rocev2.Collective(zone, zone.placement().contiguous(32), sizes=["64M"])
+        rocev2.run()
+        self.assertTrue(coll.finished, "the AllReduce goes around the failed uplink")
+        log = faults.log()
+        self.assertTrue(any("link-down rtsw0" in line for line in log), log)
+        self.assertTrue(any("link-up rtsw0" in line for line in log), log)
+        rocev2.destroy()
+
     def test_jobs(self):
         zone = rocev2.AiZone(gpus=16)
         jobs = rocev2.Jobs(zone, data("examples", "jobs", "dp-buckets.json"))
