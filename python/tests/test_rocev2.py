@@ -75,6 +75,21 @@ class JsonIdentity(Scenario):
                     "--op=alltoall", "--qps=2", "--cc=dcqcn", "--sizes=1M"])
 
 
+class CcComparison(Scenario):
+    """examples/python/cc-comparison.py runs its scenarios one after another and draws its figure."""
+
+    def test_figure(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            png = os.path.join(tmp, "cc.png")
+            out = subprocess.run([sys.executable, data("examples", "python", "cc-comparison.py"),
+                                  "--cc=none,dcqcn", "--gpus=16", "--size=1M", "--out=" + png],
+                                 check=True, capture_output=True, text=True).stdout
+            self.assertIn("none ", out)
+            self.assertIn("dcqcn ", out)
+            with open(png, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+
 class Errors(Scenario):
     """Each error raises rocev2.Error with the field and value; the next run succeeds."""
 
