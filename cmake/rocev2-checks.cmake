@@ -474,6 +474,9 @@ _rocev2_abort_check(chakra-replay-compute-scale "--compute-scale=-1 (must be bet
   ${_rocev2_chakra_replay} --et=${_rocev2_pytorch_et} --replicate --compute-scale=-1)
 _rocev2_abort_check(chakra-replay-algo "RoceCollective: unknown algorithm 'fast'"
   ${_rocev2_chakra_replay} --et=${_rocev2_pytorch_et} --replicate --algo=fast)
+_rocev2_abort_check(chakra-replay-algo-ranks
+  "Algorithm=hd cannot run process group '' collective 2 (allreduce on 12 ranks"
+  ${_rocev2_chakra_replay} --et=${_rocev2_pytorch_et} --replicate --gpus=12 --algo=hd)
 _rocev2_abort_check(chakra-replay-groups "no-such.json: cannot be read (the process-group file)"
   ${_rocev2_chakra_replay} --et=${_rocev2_pytorch_et} --replicate --gpus=2
   --comm-groups=no-such.json)

@@ -87,9 +87,10 @@ main(int argc, char* argv[])
     cmd.AddValue("qp-mode", "split (each message over all QPs) or rr (round-robin)", qpMode);
     cmd.AddValue("channels", "Channels (rings) of every collective", channels);
     cmd.AddValue("chunk", "Largest message of a collective step", chunk);
-    cmd.AddValue("algo",
-                 "AllReduce/Broadcast algorithm: ring, tree, hd or hier (empty: ring)",
-                 algo);
+    cmd.AddValue(
+        "algo",
+        "AllReduce algorithm: ring, tree, hd or hier (empty: ring; broadcasts take ring or tree)",
+        algo);
     cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely or dctcp", cc);
     cmd.AddValue("comm-groups", "JSON file mapping process-group names to ranks", groups);
     cmd.AddValue("ctrl-deps", "Control dependencies: auto, use or ignore", ctrlDeps);

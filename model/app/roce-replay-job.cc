@@ -50,9 +50,9 @@ RoceReplayJob::GetTypeId()
             .SetGroupName("Rocev2")
             .AddConstructor<RoceReplayJob>()
             .AddAttribute("Algorithm",
-                          "Algorithm of AllReduce and Broadcast collectives: ring, tree, hd or "
-                          "hier (AllReduce), ring or tree (Broadcast); empty: ring. AllToAll runs "
-                          "direct, AllGather and ReduceScatter ring.",
+                          "Algorithm of AllReduce collectives: ring, tree, hd or hier (empty: "
+                          "ring); Broadcasts take it if they have it (ring, tree), else ring. "
+                          "AllToAll runs direct, AllGather and ReduceScatter ring.",
                           StringValue(""),
                           MakeStringAccessor(&RoceReplayJob::m_algorithm),
                           MakeStringChecker());
@@ -287,6 +287,43 @@ RoceReplayJob::Check(std::string* error)
             m_instances[g].push_back(std::move(inst));
         }
     }
+    // The algorithm fits every collective it applies to (refused now, not mid-run).
+    if (!m_algorithm.empty())
+    {
+        const RoceCollective::Algorithm algo = RoceCollective::AlgorithmByName(m_algorithm);
+        for (uint32_t g = 0; g < m_instances.size(); ++g)
+        {
+            for (const Instance& inst : m_instances[g])
+            {
+                const RoceCollective::Op op = inst.result.op;
+                const uint32_t p = inst.result.ranks;
+                const Ptr<RoceCommunicator> comm = m_groups[g].comm;
+                bool unevenServers = false;
+                for (uint32_t sv = 1; sv < comm->GetNServers(); ++sv)
+                {
+                    unevenServers = unevenServers || comm->GetServerRanks(sv).size() !=
+                                                         comm->GetServerRanks(0).size();
+                }
+                if (op == RoceCollective::ALL_REDUCE &&
+                    (!RoceCollective::HasAlgorithm(op, algo) ||
+                     (algo == RoceCollective::HALVING_DOUBLING && (p & (p - 1)) != 0) ||
+                     (algo == RoceCollective::HIERARCHICAL && unevenServers)))
+                {
+                    err << "Algorithm=" << m_algorithm << " cannot run process group '"
+                        << m_groups[g].name << "' collective " << inst.result.seq << " ("
+                        << RoceCollective::GetOpName(op) << " on " << p << " ranks; "
+                        << RoceCollective::GetAlgorithmTable()
+                        << (algo == RoceCollective::HALVING_DOUBLING
+                                ? "; hd needs a power-of-two number of ranks"
+                            : algo == RoceCollective::HIERARCHICAL
+                                ? "; hier needs the same number of ranks on every server"
+                                : "")
+                        << ")";
+                    return fail();
+                }
+            }
+        }
+    }
     m_checked = true;
     return true;
 }
@@ -322,7 +359,9 @@ RoceReplayJob::StartInstance(uint32_t g, uint32_t seq)
     inst.coll->SetRankDoneCallback(MakeCallback(&RoceReplayJob::CollectiveRankDone, this, g, seq));
     RoceCollective::Algorithm algo = RoceCollective::DefaultAlgorithm(res.op);
     if (!m_algorithm.empty() &&
-        (res.op == RoceCollective::ALL_REDUCE || res.op == RoceCollective::BROADCAST))
+        (res.op == RoceCollective::ALL_REDUCE ||
+         (res.op == RoceCollective::BROADCAST &&
+          RoceCollective::HasAlgorithm(res.op, RoceCollective::AlgorithmByName(m_algorithm)))))
     {
         algo = RoceCollective::AlgorithmByName(m_algorithm);
     }

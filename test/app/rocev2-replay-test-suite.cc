@@ -16,6 +16,7 @@
 #include "ns3/roce-collective-helper.h"
 #include "ns3/roce-replay-job.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
@@ -284,8 +285,9 @@ class UnmatchedTestCase : public TestCase
 /**
  * Check() refuses, naming rank, node and group: ranks that disagree on the
  * number of collectives or on one's operation or size, a send to a rank
- * outside the job or to itself, and a group a graph names but the job does
- * not have. Finalize refuses a cycle, naming its node ids.
+ * outside the job or to itself, a group a graph names but the job does not
+ * have, and an Algorithm a collective cannot run (hd on 3 ranks). Finalize
+ * refuses a cycle, naming its node ids.
  */
 class CheckTestCase : public TestCase
 {
@@ -347,6 +349,21 @@ class CheckTestCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ(t.Install(),
                                   "rank 1 names process group 'tp', which the job does not have",
                                   "group");
+            Simulator::Destroy();
+        }
+        {
+            TestJob t(3);
+            t.job->SetAttribute("Algorithm", StringValue("hd"));
+            for (Ptr<G> g : t.graphs)
+            {
+                g->AddNode(Comm(6, G::COLLECTIVE, 3 << 20), "ar");
+            }
+            const std::string error = t.Install();
+            NS_TEST_EXPECT_MSG_EQ(error.rfind("Algorithm=hd cannot run process group '' "
+                                              "collective 0 (allreduce on 3 ranks",
+                                              0),
+                                  0,
+                                  "hd on 3 ranks, before the run: " << error);
             Simulator::Destroy();
         }
         Ptr<G> g = Create<G>();
