@@ -22,11 +22,12 @@ add_test(NAME check/wscript-lists
 set(_rocev2_two_hosts ${CMAKE_BINARY_DIR}/examples/rocev2-two-hosts)
 
 # _rocev2_abort_check(<name> <expected text> <program> <args>...): the program
-# must exit non-zero and print the text (utils/check-output.py --fails).
+# must exit with status 2 (a usage error: RoceExampleArgs::ExitOnRoceError) and
+# print the text (utils/check-output.py).
 function(_rocev2_abort_check name expect)
   add_test(NAME check/abort/${name}
            COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-output.py
-                   --fails --output=${expect} -- ${ARGN}
+                   --status=2 --output=${expect} -- ${ARGN}
            WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
   set_tests_properties(check/abort/${name} PROPERTIES SKIP_RETURN_CODE 77)
 endfunction()

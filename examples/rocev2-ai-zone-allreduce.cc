@@ -108,7 +108,7 @@ main(int argc, char* argv[])
                  "pfc-storm (doc: Faults)",
                  faults);
     cmd.Parse(argc, argv);
-    NS_ABORT_MSG_IF(seed == 0, "--seed=0 (must be at least 1)");
+    ROCE_ERROR_IF(seed == 0, "--seed=0 (must be at least 1)");
     RngSeedManager::SetRun(seed);
     if (!jobFile.empty())
     {
@@ -127,14 +127,14 @@ main(int argc, char* argv[])
     {
         sizeList.push_back(RoceExampleArgs::ParseBytes("sizes", s));
     }
-    NS_ABORT_MSG_IF(sizeList.empty(), "--sizes=" << sizes << " names no size");
-    NS_ABORT_MSG_IF(gpus == 0, "--gpus=0: a job needs at least one rank");
+    ROCE_ERROR_IF(sizeList.empty(), "--sizes=" << sizes << " names no size");
+    ROCE_ERROR_IF(gpus == 0, "--gpus=0: a job needs at least one rank");
     if (fabricGpus == 0)
     {
         fabricGpus = (gpus + 15) / 16 * 16 * zones;
     }
-    NS_ABORT_MSG_IF(gpus > fabricGpus,
-                    "--gpus=" << gpus << " ranks but the fabric has --fabric-gpus=" << fabricGpus);
+    ROCE_ERROR_IF(gpus > fabricGpus,
+                  "--gpus=" << gpus << " ranks but the fabric has --fabric-gpus=" << fabricGpus);
 
     RoceAiZoneHelper zoneHelper;
     zoneHelper.SetTiers(tiers);
@@ -157,12 +157,12 @@ main(int argc, char* argv[])
     RoceGpuPlacement place(fabric);
     std::vector<uint32_t> job = RoceExampleArgs::PlaceJob(place, fabric, placement, gpus);
 
-    NS_ABORT_MSG_IF(background > 1, "--background=" << background << " (must be 0 or 1)");
+    ROCE_ERROR_IF(background > 1, "--background=" << background << " (must be 0 or 1)");
     std::vector<uint32_t> other;
     if (background == 1)
     {
-        NS_ABORT_MSG_IF(place.GetNFree() == 0,
-                        "--background=1 but the job takes all --fabric-gpus=" << fabricGpus);
+        ROCE_ERROR_IF(place.GetNFree() == 0,
+                      "--background=1 but the job takes all --fabric-gpus=" << fabricGpus);
         for (uint32_t g = 0; g < place.GetNGpus(); ++g)
         {
             if (place.IsFree(g))
@@ -176,7 +176,7 @@ main(int argc, char* argv[])
     RoceCollectiveHelper coll;
     coll.SetCommunicatorAttribute("QpsPerConnection", UintegerValue(qps));
     coll.SetCommunicatorAttribute("QpMode", StringValue(qpMode));
-    NS_ABORT_MSG_IF(cts > 1, "--cts=" << cts << " (must be 0 or 1)");
+    ROCE_ERROR_IF(cts > 1, "--cts=" << cts << " (must be 0 or 1)");
     coll.SetCommunicatorAttribute("ClearToSend", BooleanValue(cts == 1));
     coll.SetCollectiveAttribute("Channels", UintegerValue(channels));
     coll.SetCollectiveAttribute("ChunkSize",

@@ -56,7 +56,7 @@ main(int argc, char* argv[])
                  "pfc-storm (doc: Faults)",
                  faults);
     cmd.Parse(argc, argv);
-    NS_ABORT_MSG_IF(jobFile.empty(), "--job=FILE is required");
+    ROCE_ERROR_IF(jobFile.empty(), "--job=FILE is required");
 
     return RoceExampleJobs::RunJobFile(jobFile,
                                        json,

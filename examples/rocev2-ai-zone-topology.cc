@@ -78,7 +78,7 @@ main(int argc, char* argv[])
     cmd.AddValue("json", "Write the summary as JSON to this file", json);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_IF(rail > 1, "--rail=" << rail << " (must be 0 or 1)");
+    ROCE_ERROR_IF(rail > 1, "--rail=" << rail << " (must be 0 or 1)");
     // The helper refuses by name any other invalid combination.
     RoceAiZoneHelper helper;
     if (!preset.empty())
@@ -135,9 +135,9 @@ main(int argc, char* argv[])
         }
         else
         {
-            NS_ABORT_MSG_IF(placement != "random",
-                            "--placement=" << placement
-                                           << " is unknown (contiguous, fragmented or random)");
+            ROCE_ERROR_IF(placement != "random",
+                          "--placement=" << placement
+                                         << " is unknown (contiguous, fragmented or random)");
             gpuList = place.Random(job, int64_t(seed));
         }
         std::set<uint32_t> racks;

@@ -13,7 +13,8 @@
  * A malformed trace is a fatal error naming the file, the node index and the
  * byte offset.
  */
-#include "ns3/abort.h"
+#include "rocev2-example-args.h"
+
 #include "ns3/command-line.h"
 #include "ns3/roce-chakra-trace.h"
 
@@ -35,7 +36,7 @@ main(int argc, char* argv[])
     cmd.AddValue("all", "list CPU-side communication nodes and point-to-point nodes too", all);
     cmd.AddValue("nodes", "list every node with its duration and dependencies", nodes);
     cmd.Parse(argc, argv);
-    NS_ABORT_MSG_IF(et.empty(), "--et=FILE is required (a Chakra .et trace)");
+    ROCE_ERROR_IF(et.empty(), "--et=FILE is required (a Chakra .et trace)");
 
     const RoceChakraTrace trace = RoceChakraTrace::Read(et);
     std::cout << et << ": version " << trace.version << ", " << trace.nodes.size() << " nodes\n";

@@ -109,15 +109,15 @@ main(int argc, char* argv[])
                  "pfc-storm (doc: Faults)",
                  faults);
     cmd.Parse(argc, argv);
-    NS_ABORT_MSG_IF(et.empty(), "--et=FILE is required (a Chakra .et trace)");
-    NS_ABORT_MSG_IF(seed == 0, "--seed=0 (must be at least 1)");
-    NS_ABORT_MSG_IF(!(computeScale >= 0) || computeScale > 1e6,
-                    "--compute-scale=" << computeScale << " (must be between 0 and 1e6)");
-    NS_ABORT_MSG_IF(cpuOps != "zero" && cpuOps != "duration",
-                    "--cpu-ops=" << cpuOps << " is unknown (zero or duration)");
-    NS_ABORT_MSG_IF(ctrlDeps != "auto" && ctrlDeps != "use" && ctrlDeps != "ignore",
-                    "--ctrl-deps=" << ctrlDeps << " is unknown (auto, use or ignore)");
-    NS_ABORT_MSG_IF(gpusPerServer == 0, "--gpus-per-server=0 (must be at least 1)");
+    ROCE_ERROR_IF(et.empty(), "--et=FILE is required (a Chakra .et trace)");
+    ROCE_ERROR_IF(seed == 0, "--seed=0 (must be at least 1)");
+    ROCE_ERROR_IF(!(computeScale >= 0) || computeScale > 1e6,
+                  "--compute-scale=" << computeScale << " (must be between 0 and 1e6)");
+    ROCE_ERROR_IF(cpuOps != "zero" && cpuOps != "duration",
+                  "--cpu-ops=" << cpuOps << " is unknown (zero or duration)");
+    ROCE_ERROR_IF(ctrlDeps != "auto" && ctrlDeps != "use" && ctrlDeps != "ignore",
+                  "--ctrl-deps=" << ctrlDeps << " is unknown (auto, use or ignore)");
+    ROCE_ERROR_IF(gpusPerServer == 0, "--gpus-per-server=0 (must be at least 1)");
     RngSeedManager::SetRun(seed);
 
     const std::string etPath = RoceExampleArgs::FindDataFile(et);
@@ -133,8 +133,8 @@ main(int argc, char* argv[])
     {
         fabricGpus = (gpus + rack - 1) / rack * rack;
     }
-    NS_ABORT_MSG_IF(gpus > fabricGpus,
-                    "--gpus=" << gpus << " ranks but the fabric has --fabric-gpus=" << fabricGpus);
+    ROCE_ERROR_IF(gpus > fabricGpus,
+                  "--gpus=" << gpus << " ranks but the fabric has --fabric-gpus=" << fabricGpus);
     RoceAiZoneHelper zoneHelper;
     zoneHelper.SetTiers(2);
     zoneHelper.SetGpusPerServer(gpusPerServer);

@@ -17,6 +17,7 @@
 #include "ns3/nstime.h"
 #include "ns3/queue-size.h"
 #include "ns3/roce-ai-zone-helper.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-fault-helper.h"
 #include "ns3/roce-gpu-placement.h"
 #include "ns3/roce-helper.h"
@@ -24,9 +25,11 @@
 #include "ns3/string.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <iostream>
 #include <regex>
@@ -39,6 +42,59 @@ namespace RoceExampleArgs
 {
 
 /**
+ * \brief The terminate handler of the examples: a RoceError that nothing
+ * caught (a bad flag, a malformed input file, a value the module refuses)
+ * prints one line, "PROGRAM: error: MESSAGE", and exits with status 2, as
+ * a command-line tool does on a usage error. Anything else ends as it would
+ * have (the previous handler: the message and an abort).
+ */
+/** \return the terminate handler before ExitOnRoceError's */
+inline std::terminate_handler&
+PreviousTerminateHandler()
+{
+    static std::terminate_handler previous = nullptr;
+    return previous;
+}
+
+[[noreturn]] inline void
+ExitOnRoceError()
+{
+    if (std::exception_ptr e = std::current_exception())
+    {
+        try
+        {
+            std::rethrow_exception(e);
+        }
+        catch (const RoceError& error)
+        {
+            std::cout.flush();
+            std::cerr << program_invocation_short_name << ": error: " << error.what() << std::endl;
+            std::_Exit(2);
+        }
+        catch (...)
+        {
+        }
+    }
+    if (std::terminate_handler previous = PreviousTerminateHandler())
+    {
+        previous();
+    }
+    std::abort();
+}
+
+/** Installs ExitOnRoceError when an example starts (before main). */
+struct ExitOnRoceErrorInstaller
+{
+    ExitOnRoceErrorInstaller()
+    {
+        PreviousTerminateHandler() = std::set_terminate([]() { ExitOnRoceError(); });
+    }
+};
+
+/** The one installer (an inline variable: one per program). */
+inline ExitOnRoceErrorInstaller g_exitOnRoceError;
+
+/**
  * \param flag the option's name, without "--" \param text its value, e.g. "100Gbps"
  * \return the rate, which may be 0; exits with a message naming the option
  *         unless text is a data rate with a unit and no sign
@@ -48,9 +104,9 @@ ParseRateOrZero(const std::string& flag, const std::string& text)
 {
     static const std::regex form(R"(\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*[A-Za-z/]+\s*)");
     DataRateValue value;
-    NS_ABORT_MSG_IF(!std::regex_match(text, form) ||
-                        !value.DeserializeFromString(text, MakeDataRateChecker()),
-                    "--" << flag << "=" << text << " is not a data rate (e.g. 100Gbps)");
+    ROCE_ERROR_IF(!std::regex_match(text, form) ||
+                      !value.DeserializeFromString(text, MakeDataRateChecker()),
+                  "--" << flag << "=" << text << " is not a data rate (e.g. 100Gbps)");
     return value.Get();
 }
 
@@ -63,7 +119,7 @@ inline DataRate
 ParseRate(const std::string& flag, const std::string& text)
 {
     DataRate rate = ParseRateOrZero(flag, text);
-    NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "--" << flag << "=" << text << " must be positive");
+    ROCE_ERROR_IF(rate.GetBitRate() == 0, "--" << flag << "=" << text << " must be positive");
     return rate;
 }
 
@@ -77,8 +133,8 @@ ParseTime(const std::string& flag, const std::string& text)
 {
     static const std::regex form(
         R"(\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*(s|ms|us|ns|ps|fs|min|h|d|y)\s*)");
-    NS_ABORT_MSG_IF(!std::regex_match(text, form),
-                    "--" << flag << "=" << text << " is not a time (e.g. 10us)");
+    ROCE_ERROR_IF(!std::regex_match(text, form),
+                  "--" << flag << "=" << text << " is not a time (e.g. 10us)");
     return Time(text);
 }
 
@@ -91,7 +147,7 @@ inline Time
 ParsePositiveTime(const std::string& flag, const std::string& text)
 {
     Time t = ParseTime(flag, text);
-    NS_ABORT_MSG_IF(!t.IsStrictlyPositive(), "--" << flag << "=" << text << " must be positive");
+    ROCE_ERROR_IF(!t.IsStrictlyPositive(), "--" << flag << "=" << text << " must be positive");
     return t;
 }
 
@@ -109,8 +165,8 @@ ParseBytes(const std::string& flag, const std::string& text)
     static const std::regex form(
         R"(\s*([0-9]*\.?[0-9]+(?:[eE]\+?[0-9]{1,2})?)\s*(B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB|K|M|G|T)?\s*)");
     std::smatch m;
-    NS_ABORT_MSG_IF(!std::regex_match(text, m, form),
-                    "--" << flag << "=" << text << " is not a byte count (e.g. 1000000 or 1MB)");
+    ROCE_ERROR_IF(!std::regex_match(text, m, form),
+                  "--" << flag << "=" << text << " is not a byte count (e.g. 1000000 or 1MB)");
     const std::string unit = m[2].str();
     long double scale = 1;
     if (!unit.empty() && unit != "B")
@@ -122,9 +178,9 @@ ParseBytes(const std::string& flag, const std::string& text)
         scale = std::pow(binary ? 1024.0L : 1000.0L, static_cast<long double>(power));
     }
     const long double bytes = std::stold(m[1].str()) * scale;
-    NS_ABORT_MSG_IF(bytes != std::floor(bytes) || bytes >= 9.2e18L,
-                    "--" << flag << "=" << text << " is not a whole number of bytes below 2^63");
-    NS_ABORT_MSG_IF(bytes == 0, "--" << flag << "=" << text << " must be positive");
+    ROCE_ERROR_IF(bytes != std::floor(bytes) || bytes >= 9.2e18L,
+                  "--" << flag << "=" << text << " is not a whole number of bytes below 2^63");
+    ROCE_ERROR_IF(bytes == 0, "--" << flag << "=" << text << " must be positive");
     return static_cast<uint64_t>(bytes);
 }
 
@@ -228,7 +284,7 @@ LoadFaults(RoceFaultHelper& faults, const std::string& file)
         return;
     }
     const std::string path = FindDataFile(file);
-    NS_ABORT_MSG_IF(!std::ifstream(path).good(), "--faults=" << file << " cannot be read");
+    ROCE_ERROR_IF(!std::ifstream(path).good(), "--faults=" << file << " cannot be read");
     faults.Load(path);
 }
 
@@ -287,9 +343,8 @@ PlaceJob(RoceGpuPlacement& place,
     {
         return place.Fragmented(gpus, fabric.GetNicsPerRack() / 2);
     }
-    NS_ABORT_MSG_IF(placement != "random",
-                    "--placement=" << placement
-                                   << " is unknown (contiguous, fragmented or random)");
+    ROCE_ERROR_IF(placement != "random",
+                  "--placement=" << placement << " is unknown (contiguous, fragmented or random)");
     return place.Random(gpus, 1);
 }
 

@@ -43,7 +43,7 @@ OpenOut(const std::string& flag, const std::string& path)
         return nullptr;
     }
     auto out = std::make_unique<std::ofstream>(path);
-    NS_ABORT_MSG_IF(!*out, "cannot write " << flag << "=" << path);
+    ROCE_ERROR_IF(!*out, "cannot write " << flag << "=" << path);
     return out;
 }
 
@@ -102,30 +102,30 @@ main(int argc, char* argv[])
     cmd.AddValue("quiet", "No progress line on stderr", quiet);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_IF(!config.empty() && (!topologyFile.empty() || !flowFile.empty()),
-                    "--config sets the topology and flows: give either --config or "
-                    "--topology/--flows");
-    NS_ABORT_MSG_IF(load < 0 || load > 1, "--load=" << load << " is not in [0, 1]");
-    NS_ABORT_MSG_IF(load > 0 && (!flowFile.empty() || !config.empty()),
-                    "--load generates the flows: give either --load or --flows/--config");
+    ROCE_ERROR_IF(!config.empty() && (!topologyFile.empty() || !flowFile.empty()),
+                  "--config sets the topology and flows: give either --config or "
+                  "--topology/--flows");
+    ROCE_ERROR_IF(load < 0 || load > 1, "--load=" << load << " is not in [0, 1]");
+    ROCE_ERROR_IF(load > 0 && (!flowFile.empty() || !config.empty()),
+                  "--load generates the flows: give either --load or --flows/--config");
     // What a config file sets is not also taken from the command line.
     for (const auto& [flag, given] : {std::make_pair("cc", !cc.empty()),
                                       std::make_pair("dcqcn-preset", !preset.empty()),
                                       std::make_pair("mtu", mtu != 0)})
     {
-        NS_ABORT_MSG_IF(!config.empty() && given,
-                        "--" << flag << " with --config: the config file sets it (CC_MODE, "
-                             << "its DCQCN keys, PACKET_PAYLOAD_SIZE)");
+        ROCE_ERROR_IF(!config.empty() && given,
+                      "--" << flag << " with --config: the config file sets it (CC_MODE, "
+                           << "its DCQCN keys, PACKET_PAYLOAD_SIZE)");
     }
-    NS_ABORT_MSG_IF(load == 0 && (!cdf.empty() || !duration.empty()),
-                    "--cdf and --duration shape a generated load: give --load too");
+    ROCE_ERROR_IF(load == 0 && (!cdf.empty() || !duration.empty()),
+                  "--cdf and --duration shape a generated load: give --load too");
     cc = cc.empty() ? "dcqcn" : cc;
     cdf = cdf.empty() ? "data/cdf/websearch.txt" : cdf;
     duration = duration.empty() ? "1ms" : duration;
     mtu = mtu == 0 ? 1000 : mtu;
-    NS_ABORT_MSG_IF(config.empty() && load == 0 && flowFile.empty(),
-                    "nothing to run: give --config, --flows or --load");
-    NS_ABORT_MSG_IF(rates && monitor.empty(), "--rates=1 needs --monitor=PREFIX");
+    ROCE_ERROR_IF(config.empty() && load == 0 && flowFile.empty(),
+                  "nothing to run: give --config, --flows or --load");
+    ROCE_ERROR_IF(rates && monitor.empty(), "--rates=1 needs --monitor=PREFIX");
     const Time sampleEvery = ParsePositiveTime("sample", sample);
 
     RoceHelper roce;
@@ -158,8 +158,8 @@ main(int argc, char* argv[])
     else
     {
         roce.SetNicAttribute("PayloadMtu", UintegerValue(mtu));
-        NS_ABORT_MSG_IF(!preset.empty() && cc != "dcqcn",
-                        "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
+        ROCE_ERROR_IF(!preset.empty() && cc != "dcqcn",
+                      "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
         // DCQCN without a preset: the hpcc-sim one, that lineage's own values.
         SelectCongestionControl(roce,
                                 switches,
@@ -209,7 +209,7 @@ main(int argc, char* argv[])
     {
         flows = RoceWorkloadHelper::FromHpcc(RoceHpccFormat::ReadFlows(flowFile, topology));
     }
-    NS_ABORT_MSG_IF(flows.empty(), "no flows to run");
+    ROCE_ERROR_IF(flows.empty(), "no flows to run");
     Ptr<RoceFctStats> fctStats = CreateObject<RoceFctStats>();
     RoceWorkloadHelper workload;
     workload.Install(nodes, flows, fctStats);

@@ -112,19 +112,19 @@ main(int argc, char* argv[])
     cmd.AddValue("quiet", "No warning on stderr before a large run, and no progress line", quiet);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_IF(senders == 0, "--senders must be at least 1");
-    NS_ABORT_MSG_IF(!(bufferMb > 0), "--buffer=" << bufferMb << " must be > 0 MB");
+    ROCE_ERROR_IF(senders == 0, "--senders must be at least 1");
+    ROCE_ERROR_IF(!(bufferMb > 0), "--buffer=" << bufferMb << " must be > 0 MB");
     if (hosts == 0)
     {
         hosts = senders + 1;
     }
-    NS_ABORT_MSG_IF(hosts < uint64_t(senders) + 1,
-                    "--hosts=" << hosts << " leaves no room for " << senders
-                               << " senders and the receiver");
+    ROCE_ERROR_IF(hosts < uint64_t(senders) + 1,
+                  "--hosts=" << hosts << " leaves no room for " << senders
+                             << " senders and the receiver");
     if (!preset.empty())
     {
-        NS_ABORT_MSG_IF(cc != "none" && cc != "dcqcn",
-                        "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
+        ROCE_ERROR_IF(cc != "none" && cc != "dcqcn",
+                      "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
         cc = "dcqcn";
     }
     const uint64_t size = ParseBytes("size", sizeText);
@@ -276,7 +276,7 @@ main(int argc, char* argv[])
     if (!traceRate.empty())
     {
         rateOut.open(traceRate);
-        NS_ABORT_MSG_IF(!rateOut, "cannot write --trace-rate=" << traceRate);
+        ROCE_ERROR_IF(!rateOut, "cannot write --trace-rate=" << traceRate);
         rateOut << "time_us,src,qpn,rate_gbps,window_bytes\n";
         sample = [&]() {
             bool busy = false;
@@ -341,7 +341,7 @@ main(int argc, char* argv[])
     if (!json.empty())
     {
         std::ofstream out(json);
-        NS_ABORT_MSG_IF(!out, "cannot write --json=" << json);
+        ROCE_ERROR_IF(!out, "cannot write --json=" << json);
         out << std::setprecision(10) << "{\n"
             << "  \"senders\": " << senders << ",\n"
             << "  \"size\": " << size << ",\n"

@@ -49,9 +49,8 @@ RunJobFile(const std::string& jobFile,
     {
         fabricGpus = (needed + 15) / 16 * 16;
     }
-    NS_ABORT_MSG_IF(needed > fabricGpus,
-                    path << ": the jobs need " << needed
-                         << " GPUs but --fabric-gpus=" << fabricGpus);
+    ROCE_ERROR_IF(needed > fabricGpus,
+                  path << ": the jobs need " << needed << " GPUs but --fabric-gpus=" << fabricGpus);
 
     RoceAiZoneHelper zoneHelper;
     zoneHelper.SetTiers(2);

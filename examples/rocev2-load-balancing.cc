@@ -145,12 +145,12 @@ main(int argc, char* argv[])
     cmd.AddValue("json", "Write results as JSON to this file", json);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_IF(lb != "ecmp" && lb != "flowlet" && lb != "spray" && lb != "adaptive" &&
-                        lb != "te",
-                    "--lb=" << lb << " is unknown (known: ecmp, flowlet, spray, adaptive, te)");
-    NS_ABORT_MSG_IF(nLeaves < 2, "--leaves=" << nLeaves << " must be at least 2");
-    NS_ABORT_MSG_IF(nSpines < 1, "--spines=" << nSpines << " must be at least 1");
-    NS_ABORT_MSG_IF(messages < 1, "--messages must be at least 1");
+    ROCE_ERROR_IF(lb != "ecmp" && lb != "flowlet" && lb != "spray" && lb != "adaptive" &&
+                      lb != "te",
+                  "--lb=" << lb << " is unknown (known: ecmp, flowlet, spray, adaptive, te)");
+    ROCE_ERROR_IF(nLeaves < 2, "--leaves=" << nLeaves << " must be at least 2");
+    ROCE_ERROR_IF(nSpines < 1, "--spines=" << nSpines << " must be at least 1");
+    ROCE_ERROR_IF(messages < 1, "--messages must be at least 1");
     if (hostsPerLeaf == 0)
     {
         hostsPerLeaf = nSpines;
@@ -166,10 +166,10 @@ main(int argc, char* argv[])
     }
     else
     {
-        NS_ABORT_MSG_IF(window.empty() ||
-                            window.find_first_not_of("0123456789") != std::string::npos ||
-                            window.size() > 9,
-                        "--receive-window=" << window << " is not a packet count or auto");
+        ROCE_ERROR_IF(window.empty() ||
+                          window.find_first_not_of("0123456789") != std::string::npos ||
+                          window.size() > 9,
+                      "--receive-window=" << window << " is not a packet count or auto");
         receiveWindow = static_cast<uint32_t>(std::stoul(window));
     }
 
@@ -346,7 +346,7 @@ main(int argc, char* argv[])
     if (!json.empty())
     {
         std::ofstream out(json);
-        NS_ABORT_MSG_IF(!out, "cannot write --json=" << json);
+        ROCE_ERROR_IF(!out, "cannot write --json=" << json);
         out << std::fixed << std::setprecision(3) << "{\n  \"lb\": \"" << lb
             << "\",\n  \"uplink_bytes\": [";
         for (std::size_t u = 0; u < uplinks.size(); ++u)

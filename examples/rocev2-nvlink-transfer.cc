@@ -47,8 +47,8 @@ main(int argc, char* argv[])
     cmd.AddValue("latency", "First-byte latency of a transfer (Latency)", latencyText);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_IF(pattern != "all-to-all" && pattern != "ring",
-                    "--pattern=" << pattern << " is not all-to-all or ring");
+    ROCE_ERROR_IF(pattern != "all-to-all" && pattern != "ring",
+                  "--pattern=" << pattern << " is not all-to-all or ring");
     const uint64_t bytes = ParseBytes("size", sizeText);
     // A zero rate or GPU count reaches the model, which refuses it by name.
     const DataRate rate = ParseRateOrZero("rate", rateText);
@@ -58,7 +58,7 @@ main(int argc, char* argv[])
     Ptr<RoceNvlinkDomain> domain = RoceNvlinkDomain::Install(server, gpus);
     domain->SetAttribute("DataRate", DataRateValue(rate));
     domain->SetAttribute("Latency", TimeValue(latency));
-    NS_ABORT_MSG_IF(gpus < 2, "--gpus=" << gpus << ": a pattern needs at least 2 GPUs");
+    ROCE_ERROR_IF(gpus < 2, "--gpus=" << gpus << ": a pattern needs at least 2 GPUs");
 
     std::vector<Time> done;
     Callback<void, uint64_t> record([&done](uint64_t) { done.push_back(Simulator::Now()); });

@@ -90,11 +90,11 @@ main(int argc, char* argv[])
     cmd.AddValue("events", "Print at most this many watchdog events", maxEvents);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_IF(nSwitches < 3, "--switches=" << nSwitches << " must be at least 3");
-    NS_ABORT_MSG_IF(hops < 1 || hops >= nSwitches,
-                    "--hops=" << hops << " out of range 1.." << nSwitches - 1);
-    NS_ABORT_MSG_IF(action != "drop" && action != "forward",
-                    "--action=" << action << " is not drop or forward");
+    ROCE_ERROR_IF(nSwitches < 3, "--switches=" << nSwitches << " must be at least 3");
+    ROCE_ERROR_IF(hops < 1 || hops >= nSwitches,
+                  "--hops=" << hops << " out of range 1.." << nSwitches - 1);
+    ROCE_ERROR_IF(action != "drop" && action != "forward",
+                  "--action=" << action << " is not drop or forward");
     const uint64_t size = ParseBytes("size", sizeText);
     const uint64_t buffer = ParseBytes("buffer", bufferText);
     const DataRate linkRate = ParseRate("rate", rate);

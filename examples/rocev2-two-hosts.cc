@@ -63,14 +63,14 @@ main(int argc, char* argv[])
     cmd.AddValue("json", "Write results as JSON to this file", json);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_IF(qps == 0, "--qps must be at least 1");
+    ROCE_ERROR_IF(qps == 0, "--qps must be at least 1");
     const uint64_t size = ParseBytes("size", sizeText);
     const DataRate linkRate = ParseRate("rate", rate);
     const Time linkDelay = ParseTime("delay", delay);
     const Time retransmitTimeout = ParsePositiveTime("rto", rto);
     const DataRate rxDrainRate = ParseRateOrZero("rx-drain-rate", drainRate);
-    NS_ABORT_MSG_IF(errorRate < 0 || errorRate > 1,
-                    "--error-rate=" << errorRate << " out of range 0..1");
+    ROCE_ERROR_IF(errorRate < 0 || errorRate > 1,
+                  "--error-rate=" << errorRate << " out of range 0..1");
 
     NodeContainer hosts(2);
     RoceHelper roce;
@@ -141,7 +141,7 @@ main(int argc, char* argv[])
     if (!json.empty())
     {
         std::ofstream out(json);
-        NS_ABORT_MSG_IF(!out, "cannot write --json=" << json);
+        ROCE_ERROR_IF(!out, "cannot write --json=" << json);
         out << std::setprecision(10) << "{\n"
             << "  \"size\": " << size << ",\n"
             << "  \"qps\": " << qps << ",\n"

@@ -124,17 +124,17 @@ main(int argc, char* argv[])
     cmd.AddValue("json", "Write results as JSON to this file", json);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_IF(senders == 0, "--senders must be at least 1");
-    NS_ABORT_MSG_IF(localSenders == 0,
-                    "--victim-leaf-senders must be at least 1 (the victim must share its uplink "
-                    "with the incast)");
-    NS_ABORT_MSG_IF(!(bufferMb > 0), "--buffer=" << bufferMb << " must be > 0 MB");
+    ROCE_ERROR_IF(senders == 0, "--senders must be at least 1");
+    ROCE_ERROR_IF(localSenders == 0,
+                  "--victim-leaf-senders must be at least 1 (the victim must share its uplink "
+                  "with the incast)");
+    ROCE_ERROR_IF(!(bufferMb > 0), "--buffer=" << bufferMb << " must be > 0 MB");
     const uint64_t size = ParseBytes("size", sizeText);
     const uint64_t victimSize = ParseBytes("victim-size", victimSizeText);
     if (!preset.empty())
     {
-        NS_ABORT_MSG_IF(cc != "none" && cc != "dcqcn",
-                        "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
+        ROCE_ERROR_IF(cc != "none" && cc != "dcqcn",
+                      "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
         cc = "dcqcn";
     }
     else if (cc == "dcqcn")
@@ -286,7 +286,7 @@ main(int argc, char* argv[])
     if (!json.empty())
     {
         std::ofstream out(json);
-        NS_ABORT_MSG_IF(!out, "cannot write --json=" << json);
+        ROCE_ERROR_IF(!out, "cannot write --json=" << json);
         out << std::setprecision(10) << "{\n"
             << "  \"cc\": \"" << cc << "\",\n"
             << "  \"dcqcn_preset\": \"" << (cc == "dcqcn" ? preset : "") << "\",\n"

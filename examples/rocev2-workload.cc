@@ -82,9 +82,9 @@ main(int argc, char* argv[])
                  faults);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_IF(leaves < 1 || hostsPerLeaf < 1 || spines < 1,
-                    "--leaves, --hosts-per-leaf and --spines must be at least 1");
-    NS_ABORT_MSG_IF(leaves * hostsPerLeaf < 2, "need at least 2 hosts");
+    ROCE_ERROR_IF(leaves < 1 || hostsPerLeaf < 1 || spines < 1,
+                  "--leaves, --hosts-per-leaf and --spines must be at least 1");
+    ROCE_ERROR_IF(leaves * hostsPerLeaf < 2, "need at least 2 hosts");
     const DataRate hRate = ParseRate("host-rate", hostRate);
     const DataRate fRate = ParseRate("fabric-rate", fabricRate);
     const Time linkDelay = ParseTime("delay", delay);
@@ -119,13 +119,13 @@ main(int argc, char* argv[])
     }
     else
     {
-        NS_FATAL_ERROR("--pattern=" << pattern << ": use poisson, incast or permutation");
+        ROCE_ERROR("--pattern=" << pattern << ": use poisson, incast or permutation");
     }
-    NS_ABORT_MSG_IF(flows.empty(), "the workload has no flows (raise --load or --duration)");
+    ROCE_ERROR_IF(flows.empty(), "the workload has no flows (raise --load or --duration)");
     if (!flowsOut.empty())
     {
         std::ofstream out(flowsOut);
-        NS_ABORT_MSG_IF(!out, "cannot write --flows-out=" << flowsOut);
+        ROCE_ERROR_IF(!out, "cannot write --flows-out=" << flowsOut);
         RoceWorkloadHelper::WriteHpccFlowFile(out, flows);
     }
 
@@ -192,13 +192,13 @@ main(int argc, char* argv[])
     if (!fct.empty())
     {
         std::ofstream out(fct);
-        NS_ABORT_MSG_IF(!out, "cannot write --fct=" << fct);
+        ROCE_ERROR_IF(!out, "cannot write --fct=" << fct);
         stats->WriteHpccFct(out);
     }
     if (!json.empty())
     {
         std::ofstream out(json);
-        NS_ABORT_MSG_IF(!out, "cannot write --json=" << json);
+        ROCE_ERROR_IF(!out, "cannot write --json=" << json);
         out << "{\n"
             << "  \"pattern\": \"" << pattern << "\",\n"
             << "  \"cc\": \"" << cc << "\",\n"

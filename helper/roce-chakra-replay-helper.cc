@@ -349,7 +349,10 @@ RoceChakraReplayHelper::CountTraces(const std::string& et)
 std::vector<std::string>
 RoceChakraReplayHelper::TracePaths(const std::string& et, uint32_t ranks, bool replicate)
 {
-    ROCE_ERROR_IF(ranks == 0, "a replay needs at least one rank (no trace " << et << ")");
+    ROCE_ERROR_IF(ranks == 0,
+                  et << ": no trace of rank 0 (a trace set is NAME.0.et, NAME.1.et, ... or a "
+                        "folder of chakra.<rank>.et; one trace runs on every rank when "
+                        "replicated)");
     if (replicate)
     {
         ROCE_ERROR_IF(!IsFile(et), et << ": no such trace file");

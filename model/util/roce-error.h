@@ -24,9 +24,10 @@ namespace ns3
  * The module throws it where it would otherwise abort (ROCE_ERROR,
  * ROCE_ERROR_IF), so that a program can report it and go on: the Python
  * bindings raise it as rocev2.Error (a ValueError), and after
- * Simulator::Destroy the next scenario runs in the same process. A C++
- * program that does not catch it ends as NS_FATAL_ERROR did, with the
- * message on the standard error (std::terminate prints what()).
+ * Simulator::Destroy the next scenario runs in the same process; the
+ * examples print it in one line and exit with status 2. Another C++ program
+ * that does not catch it ends as NS_FATAL_ERROR did, with the message on the
+ * standard error (std::terminate prints what()).
  */
 class RoceError : public std::invalid_argument
 {
