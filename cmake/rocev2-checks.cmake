@@ -484,3 +484,14 @@ _rocev2_abort_check(chakra-replay-groups "no-such.json: cannot be read (the proc
 _rocev2_abort_check(chakra-replay-ctrl-use
   "the dependencies make a cycle: id 3317 -> id 3318 -> id 3317"
   ${_rocev2_chakra_replay} --et=${_rocev2_pytorch_et} --replicate --gpus=2 --ctrl-deps=use)
+
+# Determinism: the examples twice with the same seed write byte-identical JSON,
+# FCT files and pcaps, and another run number changes the random cases
+# (utils/check-determinism.py); its self-test injects a difference and must
+# see it caught.
+add_test(NAME check/determinism
+         COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-determinism.py
+                 --build-dir ${CMAKE_BINARY_DIR} --root ${_rocev2_root})
+add_test(NAME check/determinism-self-test
+         COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-determinism.py
+                 --build-dir ${CMAKE_BINARY_DIR} --root ${_rocev2_root} --self-test)
