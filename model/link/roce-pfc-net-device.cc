@@ -140,6 +140,17 @@ RocePfcNetDevice::DoDispose()
     m_rxCallback =
         MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>();
     m_promiscRxCallback.Nullify();
+    // Trace callbacks go too: one that holds this device (a lambda capturing
+    // its Ptr, connected to its own MacTx) would keep it and all it holds alive.
+    m_macTxTrace = TracedCallback<Ptr<const Packet>>();
+    m_macRxTrace = TracedCallback<Ptr<const Packet>>();
+    m_dropTrace = TracedCallback<Ptr<const Packet>, const char*>();
+    m_snifferTrace = TracedCallback<Ptr<const Packet>>();
+    m_promiscSnifferTrace = TracedCallback<Ptr<const Packet>>();
+    m_linkChangeCallbacks = TracedCallback<>();
+    m_linkStateTrace = TracedCallback<bool>();
+    m_pfcTxTrace = TracedCallback<uint8_t, uint16_t>();
+    m_pfcRxTrace = TracedCallback<uint8_t, uint16_t>();
     NetDevice::DoDispose();
 }
 

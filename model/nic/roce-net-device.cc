@@ -85,9 +85,26 @@ RoceNetDevice::GetTypeId()
     return tid;
 }
 
-RoceNetDevice::RoceNetDevice() = default;
+namespace
+{
+uint64_t g_liveNics = 0; //!< RoceNetDevices alive (GetLiveCount)
+} // namespace
 
-RoceNetDevice::~RoceNetDevice() = default;
+RoceNetDevice::RoceNetDevice()
+{
+    ++g_liveNics;
+}
+
+RoceNetDevice::~RoceNetDevice()
+{
+    --g_liveNics;
+}
+
+uint64_t
+RoceNetDevice::GetLiveCount()
+{
+    return g_liveNics;
+}
 
 void
 RoceNetDevice::DoInitialize()

@@ -63,6 +63,12 @@ class RoceNetDevice : public RocePfcNetDevice
     RoceNetDevice();
     ~RoceNetDevice() override;
 
+    /**
+     * \return the RoceNetDevices alive in this process: 0 after Simulator::Destroy
+     * unless something still holds one (a leak test's measure)
+     */
+    static uint64_t GetLiveCount();
+
     /** \return the NIC's IPv4 address */
     Ipv4Address GetIpv4Address() const;
     /** \param address the NIC's IPv4 address */

@@ -137,9 +137,26 @@ RoceQueuePair::GetTypeId()
     return tid;
 }
 
-RoceQueuePair::RoceQueuePair() = default;
+namespace
+{
+uint64_t g_liveQps = 0; //!< RoceQueuePairs alive (GetLiveCount)
+} // namespace
 
-RoceQueuePair::~RoceQueuePair() = default;
+RoceQueuePair::RoceQueuePair()
+{
+    ++g_liveQps;
+}
+
+RoceQueuePair::~RoceQueuePair()
+{
+    --g_liveQps;
+}
+
+uint64_t
+RoceQueuePair::GetLiveCount()
+{
+    return g_liveQps;
+}
 
 void
 RoceQueuePair::DoDispose()
@@ -154,6 +171,7 @@ RoceQueuePair::DoDispose()
     m_cc = nullptr;
     m_nic = nullptr;
     m_headers.reset();
+    m_traces.Reset();
     Object::DoDispose();
 }
 

@@ -122,6 +122,12 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     ~RoceQueuePair() override;
 
     /**
+     * \return the RoceQueuePairs alive in this process: 0 after Simulator::Destroy
+     * unless something still holds one (a leak test's measure)
+     */
+    static uint64_t GetLiveCount();
+
+    /**
      * \brief Post an RDMA WRITE.
      * \param bytes message size
      * \param cb called once the message is acknowledged (or fails)

@@ -50,6 +50,13 @@ class RoceLazyTraces
         return *m_traces;
     }
 
+    /** \brief Drop the traces and their callbacks (on dispose: a callback
+     * holding its own object would otherwise keep it alive). */
+    void Reset()
+    {
+        m_traces.reset();
+    }
+
   private:
     std::unique_ptr<Traces> m_traces; //!< null until a trace source is connected
 };
