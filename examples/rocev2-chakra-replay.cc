@@ -156,10 +156,6 @@ main(int argc, char* argv[])
     replay.SetCollectiveAttribute("Channels", UintegerValue(channels));
     replay.SetCollectiveAttribute("ChunkSize",
                                   UintegerValue(RoceExampleArgs::ParseBytes("chunk", chunk)));
-    if (!algo.empty())
-    {
-        RoceCollective::AlgorithmByName(algo);
-    }
     replay.SetJobAttribute("Algorithm", StringValue(algo));
     replay.SetControlDependencies(ctrlDeps);
     replay.SetStreamOrder(streamOrder);

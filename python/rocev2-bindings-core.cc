@@ -33,6 +33,9 @@ struct Scenario
     std::vector<Ptr<RoceMonitor>> monitors;
 };
 
+/** The current scenario's number: destroy() counts it up. */
+uint64_t g_scenarioNumber = 0;
+
 /** \return the current scenario (cleared by destroy()) */
 Scenario&
 Current()
@@ -88,39 +91,22 @@ Run(double until)
     Simulator::Run();
 }
 
-/** \return the attribute of "ns3::Type::Attribute", checked (a RoceError names what is wrong) */
-std::pair<TypeId, TypeId::AttributeInformation>
-LookupDefault(const std::string& path)
+/** Config.set_default(path, value): the type, the attribute and the value checked, then set. */
+void
+SetDefault(const std::string& path, const std::string& value)
 {
     const std::size_t at = path.rfind("::");
     ROCE_ERROR_IF(at == std::string::npos || at == 0,
                   "Config.set_default: '" << path << "' is not ns3::Type::Attribute");
     const std::string type = path.substr(0, at);
-    const std::string name = path.substr(at + 2);
     TypeId tid;
     ROCE_ERROR_IF(!TypeId::LookupByNameFailSafe(type, &tid) &&
                       !TypeId::LookupByNameFailSafe("ns3::" + type, &tid),
                   "Config.set_default: no type " << type << " (in '" << path << "')");
-    TypeId::AttributeInformation info;
-    if (!tid.LookupAttributeByName(name, &info))
-    {
-        // The message lists the type's attributes.
-        ObjectFactory probe;
-        probe.SetTypeId(tid);
-        RoceSetFactoryAttribute(probe, name, StringValue(""));
-    }
-    return {tid, info};
-}
-
-/** Config.set_default(path, value): checked, then set. */
-void
-SetDefault(const std::string& path, const std::string& value)
-{
-    const auto [tid, info] = LookupDefault(path);
     ObjectFactory probe;
     probe.SetTypeId(tid);
-    RoceSetFactoryAttribute(probe, info.name, StringValue(value));
-    ROCE_ERROR_IF(!Config::SetDefaultFailSafe(tid.GetName() + "::" + info.name, StringValue(value)),
+    RoceSetFactoryAttribute(probe, path.substr(at + 2), StringValue(value));
+    ROCE_ERROR_IF(!Config::SetDefaultFailSafe(tid.GetName() + path.substr(at), StringValue(value)),
                   "Config.set_default: " << path << "=" << value << " was refused");
 }
 
@@ -143,6 +129,7 @@ ConfigSet(const std::string& path, const std::string& value)
 struct Communicator
 {
     Ptr<RoceCommunicator> comm;
+    uint64_t scenario; //!< the scenario it was made in
 };
 
 /** A collective application. */
@@ -152,6 +139,21 @@ struct CollectiveApp
 };
 
 } // namespace
+
+uint64_t
+ScenarioNumber()
+{
+    return g_scenarioNumber;
+}
+
+const RoceAiZone&
+Live(const Zone& z, const char* what)
+{
+    ROCE_ERROR_IF(z.scenario != g_scenarioNumber,
+                  what << ": this AiZone was freed by destroy(); build a new one for the next "
+                          "scenario");
+    return z.zone;
+}
 
 void
 AddWorkload(std::function<bool()> finished)
@@ -191,6 +193,7 @@ BindCore(py::module_& m)
         "destroy",
         []() {
             Current() = Scenario();
+            ++g_scenarioNumber;
             Simulator::Destroy();
         },
         "End the scenario: free every object");
@@ -250,7 +253,7 @@ BindCore(py::module_& m)
              })
         .def("build", [](RoceAiZoneHelper& h) {
             const auto t0 = std::chrono::steady_clock::now();
-            Zone z{h.Build(), 0};
+            Zone z{h.Build(), 0, g_scenarioNumber};
             z.buildSeconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             return z;
@@ -272,7 +275,7 @@ BindCore(py::module_& m)
              [](const Zone& z, uint32_t a, uint32_t b) { return z.zone.GetSwitchHops(a, b); });
 
     py::class_<RoceGpuPlacement>(m, "Placement")
-        .def(py::init([](const Zone& z) { return RoceGpuPlacement(z.zone); }))
+        .def(py::init([](const Zone& z) { return RoceGpuPlacement(Live(z, "Placement")); }))
         .def("contiguous", &RoceGpuPlacement::Contiguous)
         .def("fragmented", &RoceGpuPlacement::Fragmented)
         .def("random",
@@ -329,11 +332,14 @@ BindCore(py::module_& m)
              })
         .def("create_communicator",
              [](RoceCollectiveHelper& h, const Zone& z, const std::vector<uint32_t>& gpus) {
-                 return Communicator{h.CreateCommunicator(z.zone, gpus)};
+                 return Communicator{h.CreateCommunicator(Live(z, "Collective"), gpus),
+                                     g_scenarioNumber};
              })
         .def(
             "install",
             [](RoceCollectiveHelper& h, const Communicator& c, const std::vector<uint64_t>& sizes) {
+                ROCE_ERROR_IF(c.scenario != g_scenarioNumber,
+                              "Collective: this communicator was freed by destroy()");
                 CollectiveApp a{h.Install(c.comm, sizes)};
                 AddWorkload([app = a.app]() { return app->IsFinished(); });
                 return a;

@@ -206,7 +206,7 @@ BindRuns(py::module_& m)
             RoceJobHelper helper;
             helper.SetCollectiveAttribute("Channels", UintegerValue(channels));
             helper.SetCollectiveAttribute("ChunkSize", UintegerValue(chunk));
-            Jobs j{helper.Install(z.zone, RoceJobHelper::Read(path))};
+            Jobs j{helper.Install(Live(z, "Jobs"), RoceJobHelper::Read(path))};
             AddWorkload([apps = j.apps]() {
                 for (const auto& a : apps)
                 {
@@ -227,7 +227,7 @@ BindRuns(py::module_& m)
     // Faults.
     py::class_<RoceFaultHelper>(m, "FaultHelper")
         .def(py::init<>())
-        .def("add_names", [](RoceFaultHelper& f, const Zone& z) { f.AddNames(z.zone); })
+        .def("add_names", [](RoceFaultHelper& f, const Zone& z) { f.AddNames(Live(z, "Faults")); })
         .def("load", &RoceFaultHelper::Load)
         .def("set_detection_delay",
              [](RoceFaultHelper& f, double s) {
@@ -496,8 +496,9 @@ BindRuns(py::module_& m)
             replay.SetGroupsFile(groups);
             const uint32_t n = static_cast<uint32_t>(gpus.size());
             Replay r;
-            r.job =
-                replay.Install(z.zone, gpus, RoceChakraReplayHelper::TracePaths(et, n, replicate));
+            r.job = replay.Install(Live(z, "ChakraReplay"),
+                                   gpus,
+                                   RoceChakraReplayHelper::TracePaths(et, n, replicate));
             r.notes = replay.GetNotes();
             AddWorkload([job = r.job]() { return job->IsFinished(); });
             return r;

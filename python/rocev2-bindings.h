@@ -37,7 +37,18 @@ struct Zone
 {
     RoceAiZone zone;        //!< the fabric
     double buildSeconds{0}; //!< wall time of Build
+    uint64_t scenario{0};   //!< the scenario it was built in (ScenarioNumber)
 };
+
+/** \return the number of the current scenario (destroy() starts the next) */
+uint64_t ScenarioNumber();
+
+/**
+ * \param z a zone \param what the call, for the message
+ * \return its fabric; a RoceError if destroy() has freed it since (its
+ *         nodes and devices are gone: using them would crash)
+ */
+const RoceAiZone& Live(const Zone& z, const char* what);
 
 /**
  * \brief Register a workload of the current scenario (a collective, jobs,

@@ -144,6 +144,13 @@ class Errors(Scenario):
         finally:
             os.unlink(f.name)
 
+    def test_zone_used_after_destroy(self):
+        """A zone freed by destroy() is refused, not used (its devices are gone)."""
+        zone = rocev2.AiZone(gpus=16)
+        rocev2.destroy()
+        self.expect(lambda: rocev2.Collective(zone, [0, 1, 2, 3]), "freed by destroy()")
+        self.expect(lambda: zone.placement(), "freed by destroy()")
+
     def test_unknown_op_and_bad_size(self):
         def run():
             zone = rocev2.AiZone(gpus=16)
