@@ -15,6 +15,11 @@ get_filename_component(_rocev2_python_root ${CMAKE_CURRENT_LIST_DIR} DIRECTORY)
 
 function(rocev2_add_python lib)
 set(_rocev2_root ${_rocev2_python_root})
+if(ROCEV2_SANITIZE)
+  # An instrumented extension would need the sanitizer runtime preloaded into python3.
+  message(STATUS "rocev2: no Python bindings in a sanitizer build")
+  return()
+endif()
 if(NOT TARGET ${lib}-chakra OR NOT EXISTS ${ROCEV2_PYTHON})
   message(STATUS "rocev2: no Python bindings (needs the standalone build and ${ROCEV2_PYTHON})")
   return()

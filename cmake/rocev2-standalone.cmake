@@ -18,6 +18,8 @@ if(NOT CMAKE_BUILD_TYPE)
 endif()
 option(ROCEV2_GTEST "Build the GoogleTest unit tests (gtest/)" ON)
 option(ROCEV2_LTO "Release builds: link-time optimisation of the module library" ON)
+option(ROCEV2_SANITIZE "AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer included) \
+build; with Clang also the libFuzzer harnesses of fuzz/ (./rocev2 test --sanitize, ./rocev2 fuzz)" OFF)
 set(ROCEV2_TEST_FULLNESS EXTENSIVE CACHE STRING
     "ns-3 test fullness that ctest runs: QUICK, EXTENSIVE or TAKES_FOREVER")
 
@@ -30,6 +32,8 @@ find_package(nlohmann_json 3 REQUIRED)
 include(${CMAKE_CURRENT_LIST_DIR}/rocev2-chakra.cmake)
 # The Python bindings (pybind11), when pybind11-dev is installed.
 include(${CMAKE_CURRENT_LIST_DIR}/rocev2-python.cmake)
+# The libFuzzer harnesses of the input readers (sanitizer builds with Clang).
+include(${CMAKE_CURRENT_LIST_DIR}/rocev2-fuzz.cmake)
 
 set(_rocev2_ns3_modules core network internet traffic-control applications stats
     point-to-point)
@@ -46,6 +50,22 @@ add_compile_options(-Wall -Wextra -Werror)
 if(CMAKE_BUILD_TYPE STREQUAL "Debug")
   # In-tree debug builds define these; imported targets do not.
   add_compile_definitions(NS3_LOG_ENABLE NS3_ASSERT_ENABLE)
+endif()
+if(ROCEV2_SANITIZE)
+  # Every undefined-behaviour report is an error (no recovery); -O1 keeps the
+  # suites quick enough, frame pointers keep the reports' stacks whole.
+  set(_rocev2_sanitizers -fsanitize=address,undefined -fno-sanitize-recover=undefined)
+  add_compile_options(${_rocev2_sanitizers} -O1 -fno-omit-frame-pointer)
+  add_link_options(${_rocev2_sanitizers})
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    # Coverage for libFuzzer in the library; the harnesses add -fsanitize=fuzzer.
+    add_compile_options(-fsanitize=fuzzer-no-link)
+    set(ROCEV2_FUZZ ON)
+  else()
+    # GCC 12 reports a false -Wmaybe-uninitialized inside std::regex under
+    # -fsanitize=address.
+    add_compile_options(-Wno-maybe-uninitialized)
+  endif()
 endif()
 
 enable_testing()
@@ -131,6 +151,7 @@ function(build_lib)
   if(_name STREQUAL "rocev2")
     rocev2_add_chakra_examples(${_name})
     rocev2_add_python(${_name})
+    rocev2_add_fuzzers(${_name})
   endif()
   if(ROCEV2_GTEST AND EXISTS ${CMAKE_SOURCE_DIR}/gtest/CMakeLists.txt)
     add_subdirectory(${CMAKE_SOURCE_DIR}/gtest ${CMAKE_BINARY_DIR}/gtest-build)

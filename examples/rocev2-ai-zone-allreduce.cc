@@ -107,6 +107,7 @@ main(int argc, char* argv[])
                  "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
                  "pfc-storm (doc: Faults)",
                  faults);
+    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
     ROCE_ERROR_IF(seed == 0, "--seed=0 (must be at least 1)");
     RngSeedManager::SetRun(seed);
@@ -204,6 +205,8 @@ main(int argc, char* argv[])
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     app->PrintTable(std::cout);
     RoceExampleArgs::PrintFaults(faultHelper, std::cout);
+    const RoceInvariantReport invariants =
+        RoceExampleArgs::CheckInvariants(!faults.empty(), std::cout);
     const RoceFabricStats stats = RoceFabricStats::Collect();
     stats.WriteBenchLines(std::cout);
     std::cout << "# QPs " << comm->GetNQps() << ", grants " << comm->GetNGrants() << ", PFC pauses "
@@ -216,7 +219,7 @@ main(int argc, char* argv[])
         out << "{\n  \"gpus\": " << gpus << ",\n  \"fabric_gpus\": " << fabric.GetNGpus()
             << ",\n  \"results\": ";
         app->WriteJsonResults(out);
-        out << "\n}\n";
+        RoceExampleArgs::CloseJson(out, invariants);
     }
     const bool finished = app->IsFinished();
     Simulator::Destroy();
@@ -225,5 +228,5 @@ main(int argc, char* argv[])
         std::cerr << "rocev2-ai-zone-allreduce: a collective did not finish\n";
         return 1;
     }
-    return 0;
+    return invariants.Ok() ? 0 : 1;
 }

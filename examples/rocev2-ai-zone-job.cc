@@ -55,6 +55,7 @@ main(int argc, char* argv[])
                  "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
                  "pfc-storm (doc: Faults)",
                  faults);
+    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
     ROCE_ERROR_IF(jobFile.empty(), "--job=FILE is required");
 

@@ -76,6 +76,7 @@ main(int argc, char* argv[])
     cmd.AddValue("pairs", "NIC pairs sampled for the reachability check", pairs);
     cmd.AddValue("seed", "Seed of the pair sample", seed);
     cmd.AddValue("json", "Write the summary as JSON to this file", json);
+    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(rail > 1, "--rail=" << rail << " (must be 0 or 1)");

@@ -35,6 +35,7 @@ main(int argc, char* argv[])
     cmd.AddValue("et", "the Chakra .et file to read", et);
     cmd.AddValue("all", "list CPU-side communication nodes and point-to-point nodes too", all);
     cmd.AddValue("nodes", "list every node with its duration and dependencies", nodes);
+    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
     ROCE_ERROR_IF(et.empty(), "--et=FILE is required (a Chakra .et trace)");
 

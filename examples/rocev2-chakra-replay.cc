@@ -108,6 +108,7 @@ main(int argc, char* argv[])
                  "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
                  "pfc-storm (doc: Faults)",
                  faults);
+    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
     ROCE_ERROR_IF(et.empty(), "--et=FILE is required (a Chakra .et trace)");
     ROCE_ERROR_IF(seed == 0, "--seed=0 (must be at least 1)");
@@ -183,14 +184,18 @@ main(int argc, char* argv[])
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     replayJob->PrintTable(std::cout);
     RoceExampleArgs::PrintFaults(faultHelper, std::cout);
+    const RoceInvariantReport invariants =
+        RoceExampleArgs::CheckInvariants(!faults.empty(), std::cout);
     const RoceFabricStats stats = RoceFabricStats::Collect();
     stats.WriteBenchLines(std::cout);
     std::cout << "# PFC pauses " << stats.pfcPauseTx << "; simulated "
               << Simulator::Now().GetMicroSeconds() << " us in " << wall << " s\n";
     if (!json.empty())
     {
-        std::ofstream out(json);
-        replayJob->WriteJson(out);
+        RoceExampleArgs::WriteJson(
+            json,
+            [&replayJob](std::ostream& os) { replayJob->WriteJson(os); },
+            invariants);
     }
     const bool finished = replayJob->IsFinished();
     Simulator::Destroy();
@@ -199,5 +204,5 @@ main(int argc, char* argv[])
         std::cerr << "rocev2-chakra-replay: the replay did not finish (see the problems above)\n";
         return 1;
     }
-    return 0;
+    return invariants.Ok() ? 0 : 1;
 }

@@ -15,12 +15,14 @@
 #include "ns3/data-rate.h"
 #include "ns3/global-value.h"
 #include "ns3/nstime.h"
+#include "ns3/object-factory.h"
 #include "ns3/queue-size.h"
 #include "ns3/roce-ai-zone-helper.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-fault-helper.h"
 #include "ns3/roce-gpu-placement.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-invariants.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/string.h"
 
@@ -31,8 +33,11 @@
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -95,6 +100,39 @@ struct ExitOnRoceErrorInstaller
 inline ExitOnRoceErrorInstaller g_exitOnRoceError;
 
 /**
+ * \param text a value that the form of a rate or a time matched
+ * \return it without its blanks: ns-3 parses " 100 Gbps " as "100" followed
+ *         by text it aborts on, and "100Gbps" as meant
+ */
+/**
+ * The longest value the parsers read: std::regex backtracks, taking time
+ * quadratic in a value that fails late, and stack depth linear in its length
+ * (a stack overflow at some 10^5 characters).
+ */
+constexpr size_t MAX_VALUE_TEXT = 64;
+
+/** \return a value as an error message shows it: its first 37 characters and "..." if long */
+inline std::string
+Shown(const std::string& text)
+{
+    return text.size() > 40 ? text.substr(0, 37) + "..." : text;
+}
+
+inline std::string
+WithoutBlanks(const std::string& text)
+{
+    std::string compact;
+    for (char c : text)
+    {
+        if (!std::isspace(static_cast<unsigned char>(c)))
+        {
+            compact += c;
+        }
+    }
+    return compact;
+}
+
+/**
  * \param flag the option's name, without "--" \param text its value, e.g. "100Gbps"
  * \return the rate, which may be 0; exits with a message naming the option
  *         unless text is a data rate with a unit and no sign
@@ -104,9 +142,9 @@ ParseRateOrZero(const std::string& flag, const std::string& text)
 {
     static const std::regex form(R"(\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*[A-Za-z/]+\s*)");
     DataRateValue value;
-    ROCE_ERROR_IF(!std::regex_match(text, form) ||
-                      !value.DeserializeFromString(text, MakeDataRateChecker()),
-                  "--" << flag << "=" << text << " is not a data rate (e.g. 100Gbps)");
+    ROCE_ERROR_IF(text.size() > MAX_VALUE_TEXT || !std::regex_match(text, form) ||
+                      !value.DeserializeFromString(WithoutBlanks(text), MakeDataRateChecker()),
+                  "--" << flag << "=" << Shown(text) << " is not a data rate (e.g. 100Gbps)");
     return value.Get();
 }
 
@@ -132,10 +170,27 @@ inline Time
 ParseTime(const std::string& flag, const std::string& text)
 {
     static const std::regex form(
-        R"(\s*[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?\s*(s|ms|us|ns|ps|fs|min|h|d|y)\s*)");
-    ROCE_ERROR_IF(!std::regex_match(text, form),
-                  "--" << flag << "=" << text << " is not a time (e.g. 10us)");
-    return Time(text);
+        R"(\s*([0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?)\s*(s|ms|us|ns|ps|fs|min|h|d|y)\s*)");
+    std::smatch m;
+    ROCE_ERROR_IF(text.size() > MAX_VALUE_TEXT || !std::regex_match(text, m, form),
+                  "--" << flag << "=" << Shown(text) << " is not a time (e.g. 10us)");
+    // ns-3 turns a time beyond its range into garbage (a negative time, or
+    // undefined behaviour converting the double): refuse it here.
+    static const std::map<std::string, long double> seconds = {{"s", 1.0L},
+                                                               {"ms", 1e-3L},
+                                                               {"us", 1e-6L},
+                                                               {"ns", 1e-9L},
+                                                               {"ps", 1e-12L},
+                                                               {"fs", 1e-15L},
+                                                               {"min", 60.0L},
+                                                               {"h", 3600.0L},
+                                                               {"d", 86400.0L},
+                                                               {"y", 365 * 86400.0L}};
+    const long double value = std::strtold(m[1].str().c_str(), nullptr) * seconds.at(m[3].str());
+    ROCE_ERROR_IF(!(value < static_cast<long double>(Time::Max().GetSeconds())),
+                  "--" << flag << "=" << text << " is too long: a time is at most "
+                       << Time::Max().GetSeconds() << " s");
+    return Time(WithoutBlanks(text));
 }
 
 /**
@@ -165,8 +220,9 @@ ParseBytes(const std::string& flag, const std::string& text)
     static const std::regex form(
         R"(\s*([0-9]*\.?[0-9]+(?:[eE]\+?[0-9]{1,2})?)\s*(B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB|K|M|G|T)?\s*)");
     std::smatch m;
-    ROCE_ERROR_IF(!std::regex_match(text, m, form),
-                  "--" << flag << "=" << text << " is not a byte count (e.g. 1000000 or 1MB)");
+    ROCE_ERROR_IF(text.size() > MAX_VALUE_TEXT || !std::regex_match(text, m, form),
+                  "--" << flag << "=" << Shown(text)
+                       << " is not a byte count (e.g. 1000000 or 1MB)");
     const std::string unit = m[2].str();
     long double scale = 1;
     if (!unit.empty() && unit != "B")
@@ -177,7 +233,9 @@ ParseBytes(const std::string& flag, const std::string& text)
         const auto power = prefixes.find(static_cast<char>(std::toupper(unit[0]))) + 1;
         scale = std::pow(binary ? 1024.0L : 1000.0L, static_cast<long double>(power));
     }
-    const long double bytes = std::stold(m[1].str()) * scale;
+    // strtold, not stold: thousands of digits are a count too large below,
+    // not a std::out_of_range.
+    const long double bytes = std::strtold(m[1].str().c_str(), nullptr) * scale;
     ROCE_ERROR_IF(bytes != std::floor(bytes) || bytes >= 9.2e18L,
                   "--" << flag << "=" << text << " is not a whole number of bytes below 2^63");
     ROCE_ERROR_IF(bytes == 0, "--" << flag << "=" << text << " must be positive");
@@ -299,6 +357,108 @@ PrintFaults(const RoceFaultHelper& faults, std::ostream& os)
     {
         os << "# fault " << line << "\n";
     }
+}
+
+/**
+ * \brief Check the attribute flags of a command line (--ns3::Type::Name=VALUE)
+ * before ns-3's CommandLine applies them: an unknown
+ * type or attribute, or a value the attribute does not take, is a RoceError
+ * naming the flag (ns-3 itself would abort). The example's own flags and
+ * global values (no "::" in the name) are left to CommandLine.
+ * \param argc argument count \param argv arguments
+ */
+inline void
+CheckAttributeFlags(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string arg = argv[i];
+        const std::size_t eq = arg.find('=');
+        const std::string name = arg.substr(0, eq);
+        const std::size_t sep = name.rfind("::");
+        if (name.rfind("--", 0) != 0 || sep == std::string::npos || eq == std::string::npos)
+        {
+            continue;
+        }
+        const std::string type = name.substr(2, sep - 2);
+        const std::string attribute = name.substr(sep + 2);
+        TypeId tid;
+        ROCE_ERROR_IF(!TypeId::LookupByNameFailSafe(type, &tid),
+                      arg << ": no type " << type
+                          << (TypeId::LookupByNameFailSafe("ns3::" + type, &tid)
+                                  ? " (write --ns3::" + type + "::" + attribute + ")"
+                                  : std::string(" (attribute flags are --ns3::TYPE::NAME=VALUE)")));
+        ObjectFactory factory;
+        factory.SetTypeId(tid);
+        try
+        {
+            RoceSetFactoryAttribute(factory, attribute, StringValue(arg.substr(eq + 1)));
+        }
+        catch (const RoceError& e)
+        {
+            ROCE_ERROR(arg << ": " << e.what());
+        }
+    }
+}
+
+/**
+ * \brief Check the end-of-run invariants (RoceInvariants) after
+ * Simulator::Run: print "# invariants: ..." and, in debug builds, abort if
+ * one is broken.
+ * \param faults true if the run injected faults (a fault file, bit errors)
+ * \param os where to print
+ * \return the report, for the JSON output
+ */
+inline RoceInvariantReport
+CheckInvariants(bool faults, std::ostream& os)
+{
+    RoceInvariantReport report = RoceInvariants::Check(faults);
+    os << "# ";
+    report.Print(os);
+    RoceInvariants::AssertOk(report);
+    return report;
+}
+
+/**
+ * \brief End a JSON object an example wrote member by member: the
+ * "invariants" member, then the closing brace.
+ * \param os the stream, after the last member (no comma written)
+ * \param report the invariants
+ */
+inline void
+CloseJson(std::ostream& os, const RoceInvariantReport& report)
+{
+    os << ",\n";
+    report.WriteJsonMember(os, 2);
+    os << "\n}\n";
+}
+
+/**
+ * \brief Write a JSON file whose object a library writer produces, with the
+ * "invariants" member added last.
+ * \param path the file (the --json flag's value)
+ * \param write writes one JSON object
+ * \param report the invariants
+ */
+inline void
+WriteJson(const std::string& path,
+          const std::function<void(std::ostream&)>& write,
+          const RoceInvariantReport& report)
+{
+    std::ostringstream body;
+    write(body);
+    std::string text = body.str();
+    const std::size_t end = text.find_last_of('}');
+    ROCE_ERROR_IF(end == std::string::npos, "--json=" << path << ": the output is not an object");
+    text.erase(end);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    {
+        text.pop_back();
+    }
+    std::ofstream out(path);
+    ROCE_ERROR_IF(!out, "cannot write --json=" << path);
+    out << text;
+    CloseJson(out, report);
 }
 
 /**

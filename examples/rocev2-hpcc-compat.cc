@@ -100,6 +100,7 @@ main(int argc, char* argv[])
     cmd.AddValue("rates", "With --monitor: also sample every queue pair's rate", rates);
     cmd.AddValue("stop", "Stop at this simulated time even if flows remain", stop);
     cmd.AddValue("quiet", "No progress line on stderr", quiet);
+    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(!config.empty() && (!topologyFile.empty() || !flowFile.empty()),
@@ -109,12 +110,12 @@ main(int argc, char* argv[])
     ROCE_ERROR_IF(load > 0 && (!flowFile.empty() || !config.empty()),
                   "--load generates the flows: give either --load or --flows/--config");
     // What a config file sets is not also taken from the command line.
-    for (const auto& [flag, given] : {std::make_pair("cc", !cc.empty()),
-                                      std::make_pair("dcqcn-preset", !preset.empty()),
-                                      std::make_pair("mtu", mtu != 0)})
+    for (const auto& given : {std::make_pair("cc", !cc.empty()),
+                              std::make_pair("dcqcn-preset", !preset.empty()),
+                              std::make_pair("mtu", mtu != 0)})
     {
-        ROCE_ERROR_IF(!config.empty() && given,
-                      "--" << flag << " with --config: the config file sets it (CC_MODE, "
+        ROCE_ERROR_IF(!config.empty() && given.second,
+                      "--" << given.first << " with --config: the config file sets it (CC_MODE, "
                            << "its DCQCN keys, PACKET_PAYLOAD_SIZE)");
     }
     ROCE_ERROR_IF(load == 0 && (!cdf.empty() || !duration.empty()),
@@ -256,6 +257,8 @@ main(int argc, char* argv[])
 
     RoceProgress::Disable();
     RoceExampleArgs::PrintFaults(faultHelper, std::cout);
+    const RoceInvariantReport invariants =
+        RoceExampleArgs::CheckInvariants(!faults.empty(), std::cout);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     const Time simTime = Simulator::Now();
@@ -321,9 +324,10 @@ main(int argc, char* argv[])
         fctStats->WriteJsonMembers(*out, 2);
         *out << ",\n";
         stats.WriteJsonMembers(*out, 2);
-        *out << "\n}\n";
+        RoceExampleArgs::CloseJson(*out, invariants);
     }
-    const bool ok = fctStats->GetCompleted() == flows.size() || stopAt.IsStrictlyPositive();
+    const bool ok = invariants.Ok() &&
+                    (fctStats->GetCompleted() == flows.size() || stopAt.IsStrictlyPositive());
     Simulator::Destroy();
     return ok ? 0 : 1;
 }

@@ -110,6 +110,7 @@ main(int argc, char* argv[])
                  monitor);
     cmd.AddValue("sample", "Sampling interval of --monitor's queue and link samples", sampleText);
     cmd.AddValue("quiet", "No warning on stderr before a large run, and no progress line", quiet);
+    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(senders == 0, "--senders must be at least 1");
@@ -300,6 +301,8 @@ main(int argc, char* argv[])
     Simulator::Run();
     RoceProgress::Disable();
     RoceExampleArgs::PrintFaults(faultHelper, std::cout);
+    const RoceInvariantReport invariants =
+        RoceExampleArgs::CheckInvariants(!faults.empty(), std::cout);
 
     if (monitors)
     {
@@ -365,9 +368,10 @@ main(int argc, char* argv[])
                 << ", \"goodput_gbps\": " << (fct > 0 ? size * 8.0 / (fct * 1e3) : 0) << "}"
                 << (i + 1 < flows.size() ? ",\n" : "\n");
         }
-        out << "  ]\n}\n";
+        out << "  ]";
+        RoceExampleArgs::CloseJson(out, invariants);
     }
-    bool ok = stats.bytesDelivered == expected && stats.bufferedBytes == 0 &&
+    bool ok = invariants.Ok() && stats.bytesDelivered == expected && stats.bufferedBytes == 0 &&
               (!pfc || !faults.empty() || stats.drops == 0);
     // With a congestion control the incast must have made it act: DCQCN
     // received CNPs and cut a rate, the others cut a rate or a window. PFC

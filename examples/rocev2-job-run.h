@@ -74,10 +74,14 @@ RunJobFile(const std::string& jobFile,
     Simulator::Run();
     RoceJobHelper::PrintTable(std::cout, apps);
     RoceExampleArgs::PrintFaults(faultHelper, std::cout);
+    const RoceInvariantReport invariants =
+        RoceExampleArgs::CheckInvariants(!faults.empty(), std::cout);
     if (!json.empty())
     {
-        std::ofstream out(json);
-        RoceJobHelper::WriteJson(out, apps);
+        RoceExampleArgs::WriteJson(
+            json,
+            [&apps](std::ostream& os) { RoceJobHelper::WriteJson(os, apps); },
+            invariants);
     }
     bool finished = true;
     for (const Ptr<RoceJobApp>& app : apps)
@@ -90,7 +94,7 @@ RunJobFile(const std::string& jobFile,
         std::cerr << "rocev2-ai-zone-job: a job did not finish\n";
         return 1;
     }
-    return 0;
+    return invariants.Ok() ? 0 : 1;
 }
 
 } // namespace RoceExampleJobs

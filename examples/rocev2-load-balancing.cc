@@ -143,6 +143,7 @@ main(int argc, char* argv[])
                  window);
     cmd.AddValue("e-ecmp", "RoceSwitch EcmpUseQp (hash the destination QP too)", eEcmp);
     cmd.AddValue("json", "Write results as JSON to this file", json);
+    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(lb != "ecmp" && lb != "flowlet" && lb != "spray" && lb != "adaptive" &&
@@ -281,6 +282,7 @@ main(int argc, char* argv[])
         f.Post();
     }
     Simulator::Run();
+    const RoceInvariantReport invariants = RoceExampleArgs::CheckInvariants(false, std::cout);
 
     RoceFabricStats stats = RoceFabricStats::Collect();
     const uint64_t expected = uint64_t(flows.size()) * messages * size;
@@ -359,7 +361,7 @@ main(int argc, char* argv[])
             << ",\n  \"mean_fct_us\": " << meanFctUs << ",\n  \"naks\": " << naks
             << ",\n  \"flowlets\": " << flowlets << ",\n";
         stats.WriteJsonMembers(out);
-        out << "\n}\n";
+        RoceExampleArgs::CloseJson(out, invariants);
     }
     Simulator::Destroy();
     bool ok = stats.bytesDelivered == expected && stats.drops == 0 && stats.bufferedBytes == 0;

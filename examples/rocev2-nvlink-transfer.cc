@@ -45,6 +45,7 @@ main(int argc, char* argv[])
     cmd.AddValue("size", "Bytes per transfer (e.g. 1MB, 4MiB)", sizeText);
     cmd.AddValue("rate", "Per-GPU, per-direction NVLink rate (DataRate)", rateText);
     cmd.AddValue("latency", "First-byte latency of a transfer (Latency)", latencyText);
+    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(pattern != "all-to-all" && pattern != "ring",

@@ -88,6 +88,7 @@ main(int argc, char* argv[])
     cmd.AddValue("rto", "Retransmission timeout of the queue pairs", rtoText);
     cmd.AddValue("end", "Stop the run at this time", endText);
     cmd.AddValue("events", "Print at most this many watchdog events", maxEvents);
+    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(nSwitches < 3, "--switches=" << nSwitches << " must be at least 3");
@@ -242,6 +243,8 @@ main(int argc, char* argv[])
     Simulator::Run();
     // One last look at the fabric as the run ends.
     detector->Check();
+    // The watchdog's drops are what a PFC storm or deadlock costs: faults.
+    const RoceInvariantReport invariants = RoceExampleArgs::CheckInvariants(watchdog, std::cout);
 
     RoceFabricStats stats = RoceFabricStats::Collect();
     uint32_t completed = 0;
@@ -313,5 +316,5 @@ main(int argc, char* argv[])
         ok = false;
     }
     Simulator::Destroy();
-    return ok ? 0 : 1;
+    return ok && invariants.Ok() ? 0 : 1;
 }

@@ -61,6 +61,7 @@ main(int argc, char* argv[])
                  remote);
     cmd.AddValue("pcap", "Write pcap files with this prefix", pcap);
     cmd.AddValue("json", "Write results as JSON to this file", json);
+    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(qps == 0, "--qps must be at least 1");
@@ -118,6 +119,8 @@ main(int argc, char* argv[])
     }
 
     Simulator::Run();
+    const RoceInvariantReport invariants =
+        RoceExampleArgs::CheckInvariants(errorRate > 0, std::cout);
 
     uint64_t delivered = 0;
     uint64_t retransmits = 0;
@@ -153,9 +156,9 @@ main(int argc, char* argv[])
             << "  \"goodput_gbps\": " << goodput << ",\n"
             << "  \"retransmits\": " << retransmits << ",\n"
             << "  \"timeouts\": " << timeouts << ",\n"
-            << "  \"failed_messages\": " << failed << "\n"
-            << "}\n";
+            << "  \"failed_messages\": " << failed;
+        RoceExampleArgs::CloseJson(out, invariants);
     }
     Simulator::Destroy();
-    return (delivered == size && failed == 0) ? 0 : 1;
+    return (delivered == size && failed == 0 && invariants.Ok()) ? 0 : 1;
 }

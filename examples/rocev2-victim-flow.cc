@@ -122,6 +122,7 @@ main(int argc, char* argv[])
                  preset);
     cmd.AddValue("warmup", "Start of the victim's measurement window", warmupText);
     cmd.AddValue("json", "Write results as JSON to this file", json);
+    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(senders == 0, "--senders must be at least 1");
@@ -229,6 +230,7 @@ main(int argc, char* argv[])
     }
     Simulator::Schedule(warmup, [&]() { victimAtWarmup = victimRx->GetStats().bytesDelivered; });
     Simulator::Run();
+    const RoceInvariantReport invariants = RoceExampleArgs::CheckInvariants(false, std::cout);
 
     RoceFabricStats stats = RoceFabricStats::Collect();
     std::vector<SwitchPfc> pfc;
@@ -313,11 +315,11 @@ main(int argc, char* argv[])
         }
         out << "  ],\n";
         stats.WriteJsonMembers(out);
-        out << "\n}\n";
+        RoceExampleArgs::CloseJson(out, invariants);
     }
     uint64_t expected = uint64_t(n) * size + victimSize;
-    bool ok = stats.bytesDelivered == expected && stats.drops == 0 && stats.bufferedBytes == 0 &&
-              !held && measured;
+    bool ok = invariants.Ok() && stats.bytesDelivered == expected && stats.drops == 0 &&
+              stats.bufferedBytes == 0 && !held && measured;
     Simulator::Destroy();
     return ok ? 0 : 1;
 }

@@ -80,6 +80,7 @@ main(int argc, char* argv[])
                  "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
                  "pfc-storm (doc: Faults)",
                  faults);
+    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(leaves < 1 || hostsPerLeaf < 1 || spines < 1,
@@ -185,6 +186,8 @@ main(int argc, char* argv[])
     RoceFabricStats fabric = RoceFabricStats::Collect();
     stats->PrintTable(std::cout);
     RoceExampleArgs::PrintFaults(faultHelper, std::cout);
+    const RoceInvariantReport invariants =
+        RoceExampleArgs::CheckInvariants(!faults.empty(), std::cout);
     std::cout << "  slowdown = FCT / ideal FCT alone on the path; sim time "
               << Simulator::Now().GetMicroSeconds() << " us, drops " << fabric.drops
               << ", PFC pauses " << fabric.pfcPauseTx << "\n";
@@ -210,10 +213,12 @@ main(int argc, char* argv[])
         fabric.WriteJsonMembers(out, 2);
         out << ",\n  \"events\": " << Simulator::GetEventCount() << ",\n"
             << "  \"sim_time_s\": " << Simulator::Now().GetSeconds() << ",\n"
-            << "  \"wall_time_s\": " << wallSeconds << "\n}\n";
+            << "  \"wall_time_s\": " << wallSeconds;
+        RoceExampleArgs::CloseJson(out, invariants);
     }
     // Faults (--faults) lose frames on purpose; the flows must still complete.
-    bool ok = stats->GetCompleted() == flows.size() && (fabric.drops == 0 || !faults.empty());
+    bool ok = invariants.Ok() && stats->GetCompleted() == flows.size() &&
+              (fabric.drops == 0 || !faults.empty());
     Simulator::Destroy();
     if (!ok)
     {

@@ -7,12 +7,15 @@
 
 #include "roce-gtest-error.h"
 
+#include "ns3/node-list.h"
 #include "ns3/roce-ai-zone-helper.h"
+#include "ns3/roce-resource-guard.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <cstdlib>
 #include <functional>
 #include <gtest/gtest.h>
 #include <sstream>
@@ -189,4 +192,24 @@ TEST(AiZoneHelperErrorTest, NvlinkGpusComeFromTheServer)
     EXPECT_ROCE_ERROR(
         BuildWith([](RoceAiZoneHelper& h) { h.SetNvlinkAttribute("Bandwidth", UintegerValue(4)); }),
         "Bandwidth");
+}
+
+TEST(AiZoneHelperErrorTest, MemoryGuardRefusesBeforeBuilding)
+{
+    // 1,024 GPUs: 2,048 links x 12.6 KB + 12 MB = 37.8 MB, over a 20 MB limit;
+    // 64 GPUs (128 links, 13.6 MB) fit, and 0 turns the guard off.
+    setenv("ROCEV2_MEMORY_LIMIT", "20MB", 1);
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) { h.SetGpus(1024); }),
+                      "RoceAiZoneHelper: 1024 GPUs: the scenario needs about 0.04 GB of memory "
+                      "\\(2048 links x 12600 B \\+ 0 QPs x 4800 B \\+ 12 MB\\), more than the "
+                      "0.02 GB ROCEV2_MEMORY_LIMIT allows");
+    EXPECT_EQ(NodeList::GetNNodes(), 0u) << "nothing is built before the refusal";
+    BuildWith([](RoceAiZoneHelper&) {});
+    setenv("ROCEV2_MEMORY_LIMIT", "0", 1);
+    BuildWith([](RoceAiZoneHelper& h) { h.SetGpus(1024); });
+    setenv("ROCEV2_MEMORY_LIMIT", "lots", 1);
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper&) {}),
+                      "ROCEV2_MEMORY_LIMIT=lots is not a byte count");
+    unsetenv("ROCEV2_MEMORY_LIMIT");
+    EXPECT_GT(RoceResourceGuard::GetLimit(), 0u) << "MemAvailable of /proc/meminfo";
 }

@@ -402,3 +402,45 @@ TEST(ChakraReplayErrorTest, ErrorsNameTheFileAndTheNode)
                   .kind,
               RoceReplayGraph::CPU);
 }
+
+TEST(ChakraReplayErrorTest, GroupsFileNumberBeyondADouble)
+{
+    // Found by fuzzing (fuzz/corpus/chakra-groups/bad-number-beyond-a-double*.json):
+    // nlohmann-json's out_of_range for a number beyond a double escaped the
+    // groups file reader instead of a RoceError naming the file and position.
+    TempTrace tp(Metadata() + Collective(1, 0, 4096, "tp"));
+    TempText groups("{\"tp\": [0,\n  1e999]}\n");
+    EXPECT_ROCE_ERROR(Install({tp.Path()}, 2, groups.Path()),
+                      groups.Path() + ":2:3: JSON value out of range: .*number overflow parsing "
+                                      "'1e999'");
+}
+
+TEST(ChakraReplayErrorTest, DurationsBeyondTheTimeRange)
+{
+    // Found by fuzzing (fuzz/corpus/chakra-et/bad-duration*.et): a duration
+    // beyond ns-3's time range wrapped around when made a Time, and durations
+    // that add up beyond it overflowed the critical path
+    // (RoceReplayGraph::LongestPath, undefined behaviour).
+    const uint64_t quarter = (uint64_t{1} << 62) / 1000; // 4.6e15 us: three pass 2^63 ns
+    TempTrace chain(Metadata() + Kernel(1, quarter) + Kernel(2, quarter, {1}) +
+                    Kernel(3, quarter, {2}));
+    const RoceChakraTrace c = RoceChakraTrace::Read(chain.Path());
+    EXPECT_ROCE_ERROR(
+        RoceChakraReplayHelper::MakeGraph(c,
+                                          chain.Path(),
+                                          0,
+                                          RoceChakraReplayHelper::CTRL_AUTO,
+                                          true,
+                                          nullptr),
+        "node 2 \\(id 3 'kernel'\\): duration_micros 4611686018427387 takes the trace's "
+        "durations beyond the simulator's");
+    TempTrace one(Metadata() + Kernel(1, uint64_t{1} << 62));
+    const RoceChakraTrace o = RoceChakraTrace::Read(one.Path());
+    EXPECT_ROCE_ERROR(RoceChakraReplayHelper::MakeGraph(o,
+                                                        one.Path(),
+                                                        -1,
+                                                        RoceChakraReplayHelper::CTRL_IGNORE,
+                                                        false,
+                                                        nullptr),
+                      "node 0 \\(id 1 'kernel'\\): duration_micros 4611686018427387904");
+}

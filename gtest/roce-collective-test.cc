@@ -26,6 +26,7 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <exception>
 #include <functional>
 #include <gtest/gtest.h>
 #include <numeric>
@@ -64,11 +65,60 @@ FirstGpus(uint32_t n)
     return gpus;
 }
 
+/**
+ * Destroys the simulation when it goes out of scope, also when an error
+ * unwinds the test: nothing of a failed scenario outlives it.
+ */
+struct DestroyOnExit
+{
+    ~DestroyOnExit()
+    {
+        Simulator::Destroy();
+    }
+};
+
+/** The error an event of the current run threw (see Guarded). */
+std::exception_ptr g_eventError;
+
+/**
+ * \return `f` as an event that, if `f` throws, keeps the error and stops the
+ * run: an exception leaving Simulator::Run would leak the event (ns-3 releases
+ * it only after it returns). RunRethrow throws it again.
+ */
+std::function<void()>
+Guarded(std::function<void()> f)
+{
+    return [f]() {
+        try
+        {
+            f();
+        }
+        catch (...)
+        {
+            g_eventError = std::current_exception();
+            Simulator::Stop();
+        }
+    };
+}
+
+/** Simulator::Run, then the error a Guarded event threw, if any. */
+void
+RunRethrow()
+{
+    Simulator::Run();
+    if (std::exception_ptr e = g_eventError)
+    {
+        g_eventError = nullptr;
+        std::rethrow_exception(e);
+    }
+}
+
 /** Make a communicator of `gpus` on the small zone after `tweak`, then destroy. */
 void
 MakeCommunicator(const std::vector<uint32_t>& gpus,
                  const std::function<void(RoceCollectiveHelper&)>& tweak = {})
 {
+    DestroyOnExit destroy;
     RoceAiZone zone = SmallZone();
     RoceCollectiveHelper coll;
     if (tweak)
@@ -76,7 +126,6 @@ MakeCommunicator(const std::vector<uint32_t>& gpus,
         tweak(coll);
     }
     coll.CreateCommunicator(zone, gpus);
-    Simulator::Destroy();
 }
 
 /**
@@ -91,17 +140,16 @@ RunCollective(RoceCollective::Op op,
               uint32_t ranks,
               uint32_t root = 0)
 {
+    DestroyOnExit destroy;
     RoceAiZone zone = SmallZone();
     RoceCollectiveHelper coll;
     Ptr<RoceCollective> c = CreateObject<RoceCollective>();
     c->SetAttribute("Root", UintegerValue(root));
     c->SetCommunicator(coll.CreateCommunicator(zone, FirstGpus(ranks)));
-    Simulator::ScheduleNow([=]() { c->Start(op, algo, bytes); });
+    Simulator::ScheduleNow(Guarded([=]() { c->Start(op, algo, bytes); }));
     Simulator::Stop(MilliSeconds(LIMIT_MS));
-    Simulator::Run();
-    const bool finished = !c->IsRunning() && c->GetFinishTime() > c->GetStartTime();
-    Simulator::Destroy();
-    return finished;
+    RunRethrow();
+    return !c->IsRunning() && c->GetFinishTime() > c->GetStartTime();
 }
 
 /**
@@ -114,16 +162,15 @@ RunApp(const std::function<void(RoceCollectiveHelper&)>& tweak,
        const std::vector<uint64_t>& sizes,
        uint32_t ranks = 4)
 {
+    DestroyOnExit destroy;
     RoceAiZone zone = SmallZone();
     RoceCollectiveHelper coll;
     tweak(coll);
     Ptr<RoceCommunicator> comm = coll.CreateCommunicator(zone, FirstGpus(ranks));
     Ptr<RoceCollectiveApp> app = coll.Install(comm, sizes);
     Simulator::Stop(MilliSeconds(LIMIT_MS));
-    Simulator::Run();
-    const bool finished = app->IsFinished();
-    Simulator::Destroy();
-    return finished;
+    RunRethrow();
+    return app->IsFinished();
 }
 
 /** \return a tweak that sets the application's Operation and Algorithm */
@@ -234,35 +281,32 @@ TEST(CollectiveErrorTest, RootNotARank)
 TEST(CollectiveErrorTest, StartWhileRunning)
 {
     auto startTwice = [](bool runBetween) {
+        DestroyOnExit destroy;
         RoceAiZone zone = SmallZone();
         RoceCollectiveHelper coll;
         Ptr<RoceCollective> c = CreateObject<RoceCollective>();
         c->SetCommunicator(coll.CreateCommunicator(zone, FirstGpus(4)));
         auto first = [c]() { c->Start(RoceCollective::ALL_REDUCE, RoceCollective::RING, 1 << 20); };
         auto second = [c]() { c->Start(RoceCollective::ALL_GATHER, RoceCollective::RING, 4096); };
-        Simulator::ScheduleNow(first);
+        Simulator::ScheduleNow(Guarded(first));
         if (!runBetween)
         {
             // 1 ns later the 1 MiB allreduce is far from done (a copy alone takes longer).
-            Simulator::Schedule(NanoSeconds(1), second);
+            Simulator::Schedule(NanoSeconds(1), Guarded(second));
         }
         Simulator::Stop(MilliSeconds(LIMIT_MS));
-        Simulator::Run();
+        RunRethrow();
         if (runBetween)
         {
-            Simulator::ScheduleNow(second);
+            Simulator::ScheduleNow(Guarded(second));
             Simulator::Stop(MilliSeconds(LIMIT_MS));
-            Simulator::Run();
+            RunRethrow();
         }
-        const bool finished = !c->IsRunning();
-        Simulator::Destroy();
-        return finished;
+        return !c->IsRunning();
     };
     EXPECT_ROCE_ERROR(startTwice(false),
                       "allgather of size 4096 while the allreduce of size 1048576 started at "
                       "\\+?0(\\.0*)?us is still running \\(one operation at a time\\)");
-    // The error left the simulation in the middle of an event: start afresh.
-    Simulator::Destroy();
     // Once the first has finished, the next may start.
     EXPECT_TRUE(startTwice(true));
 }

@@ -200,6 +200,14 @@ TEST(HpccConfigErrorTest, MalformedLines)
                       "/nonexistent/config.txt: cannot be read");
 }
 
+TEST(HpccConfigErrorTest, KeyOfThousandsOfCharacters)
+{
+    // Found by fuzzing: std::regex overflowed the stack on a key of some
+    // 10^5 characters.
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("longkey", std::string(1000000, 'K') + " 1\n")),
+                      "longkey.txt:1: 'K+\\.\\.\\.' is not a config key");
+}
+
 TEST(HpccConfig, AppliesItsKeysToTheFabric)
 {
     // Two hosts under one switch, 100 Gb/s and 1 us per link.
@@ -278,4 +286,21 @@ TEST(HpccConfigErrorTest, FabricsThatCannotBeBuilt)
     const auto lonely = RoceHpccFormat::ReadTopology(
         Write("lonely", "4 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n"));
     EXPECT_ROCE_ERROR(RoceHpccFormat::Build(lonely, roce, switches), "host 3 has no link");
+}
+
+TEST(HpccConfigErrorTest, ValuesApplyCannotUse)
+{
+    // Found by fuzzing (fuzz/corpus/hpcc-config/bad-payload-size-zero*.txt,
+    // bad-*-beyond-range.txt): a payload size of 0 divided the ACK interval
+    // into infinity, converted to an integer (undefined behaviour); times
+    // beyond ns-3's range were undefined behaviour converting to a Time.
+    const std::string base = "TOPOLOGY_FILE t.txt\nFLOW_FILE f.txt\n";
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("payload", base + "PACKET_PAYLOAD_SIZE 0\n")),
+                      "payload.txt:3: PACKET_PAYLOAD_SIZE '0' must be positive");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("stop", base + "SIMULATOR_STOP_TIME 1e300\n")),
+                      "stop.txt:3: SIMULATOR_STOP_TIME '1e300' is beyond the simulator's");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("rp", base + "RP_TIMER 1e300\n")),
+                      "rp.txt:3: RP_TIMER '1e300' is beyond the simulator's");
+    EXPECT_EQ(RoceHpccConfig::Read(Write("stop4", base + "SIMULATOR_STOP_TIME 4\n")).stopTime,
+              Seconds(4));
 }

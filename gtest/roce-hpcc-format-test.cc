@@ -169,3 +169,63 @@ TEST(HpccFormatErrorTest, MalformedFlows)
     EXPECT_EQ(ok[0].start, MilliSeconds(2500));
     EXPECT_EQ(ok[0].line, 3u);
 }
+
+TEST(HpccFormatErrorTest, TopologyWithoutNodes)
+{
+    // Found by fuzzing (fuzz/corpus/hpcc-topology/bad-zero-nodes*.txt): with 0
+    // nodes the id bound nodes - 1 wrapped around, so any link end was
+    // accepted and the topology's users indexed past their per-node vectors.
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadTopology(Write("nonodes", "0 0 1\n\n5 6 1Gbps 1ns 0\n")),
+                      "nonodes.txt:1: nodes '0': a topology needs a node");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadTopology(Write("nothing", "0 0 0\n")),
+                      "nothing.txt:1: nodes '0'");
+}
+
+TEST(HpccFormatErrorTest, FlowCountBeyondMemory)
+{
+    // Found by fuzzing (fuzz/corpus/hpcc-flows/bad-flow-count-beyond-memory*.txt):
+    // the vector was reserved for the count line 1 announces, 2^32 flows of
+    // 40 bytes, before a line was read; it must be refused at the end instead.
+    const RoceHpccFormat::Topology t = RoceHpccFormat::ReadTopology(Write("small", SMALL));
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadFlows(Write("huge", "4294967296\n0 1 3 100 10 2\n"), t),
+                      "huge.txt: line 1 announces 4294967296 flows, the file has 1");
+}
+
+TEST(HpccFormatErrorTest, LongFieldsAndTimesBeyondRange)
+{
+    // Found by fuzzing: std::regex overflowed the stack on a delay field of
+    // some 10^5 characters; a start time beyond ns-3's range wrapped around
+    // to a negative time.
+    const std::string delay(1000000, '1');
+    EXPECT_ROCE_ERROR(
+        RoceHpccFormat::ReadTopology(Write("longdelay", "3 1 1\n2\n0 2 1Gbps " + delay + "ns 0\n")),
+        "longdelay.txt:3: delay '1+\\.\\.\\.' is not a time");
+    EXPECT_ROCE_ERROR(
+        RoceHpccFormat::ReadTopology(Write("bigdelay", "3 1 1\n2\n0 2 1Gbps 1e30s 0\n")),
+        "bigdelay.txt:3: delay '1e30s' is beyond the simulator's");
+    const RoceHpccFormat::Topology t = RoceHpccFormat::ReadTopology(Write("small", SMALL));
+    EXPECT_ROCE_ERROR(
+        RoceHpccFormat::ReadFlows(Write("late", "1\n0 1 3 100 2000 129500015870\n"), t),
+        "late.txt:2: start_seconds '129500015870' is beyond the simulator's");
+}
+
+TEST(HpccFormatErrorTest, RoundTripIsExact)
+{
+    // Found by fuzzing (fuzz/corpus/hpcc-topology/bad-delay-beyond-exact-round-trip*.txt,
+    // error-rate-nine-digits.txt): WriteTopology wrote error rates to 6
+    // digits, and delays beyond 2^53 ns that ReadTopology reads back through
+    // a double, so the topology read back differed.
+    const auto t =
+        RoceHpccFormat::ReadTopology(Write("nine", "3 1 1\n2\n0 2 1Gbps 1us 0.123456789\n"));
+    std::ostringstream text;
+    RoceHpccFormat::WriteTopology(text, t);
+    const auto u = RoceHpccFormat::ReadTopology(Write("nine-again", text.str()));
+    EXPECT_EQ(u.links[0].errorRate, 0.123456789) << text.str();
+    EXPECT_ROCE_ERROR(
+        RoceHpccFormat::ReadTopology(
+            Write("longdelay", "3 1 1\n1\n0 2 1bps 1777777777777777us 0.5\n")),
+        "longdelay.txt:3: delay '1777777777777777us' is longer than 2\\^53 time steps");
+    EXPECT_ROCE_ERROR(RoceHpccFormat::ReadTopology(
+                          Write("fastrate", "3 1 1\n2\n0 2 99999999999999999bps 1us 0\n")),
+                      "fastrate.txt:3: rate '99999999999999999bps' is above 2\\^53 bit/s");
+}

@@ -192,3 +192,39 @@ TEST(RoceJobFileErrorTest, CommunicatorBiggerThanTheFreeGpus)
         },
         "big\\.json:5:5: communicator \"dp\" needs 64 GPUs but only 16 of the 16 are free");
 }
+
+TEST(RoceJobFileErrorTest, NumberBeyondADouble)
+{
+    // Found by fuzzing (fuzz/corpus/job-file/bad-number-beyond-a-double*.json):
+    // nlohmann-json throws out_of_range, not parse_error, for a number beyond
+    // a double, and it escaped the reader.
+    EXPECT_ROCE_ERROR(Parse(With("\"iterations\": 2", "\"iterations\": 1e999")),
+                      "bad\\.json:3:17: JSON value out of range: .*number overflow parsing "
+                      "'1e999'");
+}
+
+TEST(RoceJobFileErrorTest, SizeOfThousandsOfDigits)
+{
+    // Found by fuzzing (fuzz/corpus/job-file/bad-size-5000-*.json): std::stold
+    // threw std::out_of_range for a size beyond a long double, or below its
+    // smallest value.
+    EXPECT_ROCE_ERROR(Parse(With("\"16M\"", "\"1" + std::string(5000, '0') + "\"")),
+                      "bad\\.json:8:33: field \"size\".*: must be a positive byte count");
+    EXPECT_ROCE_ERROR(Parse(With("\"16M\"", "\"0." + std::string(5000, '0') + "1\"")),
+                      "bad\\.json:8:33: field \"size\".*: must be a positive byte count");
+}
+
+TEST(RoceJobFileErrorTest, LongNamesAndSizes)
+{
+    // Found by fuzzing: std::regex took 36 s (sanitizer build) on a size of
+    // 5000 digits with a '/' in it, and overflowed the stack on a name of
+    // some 10^5 characters.
+    EXPECT_ROCE_ERROR(
+        Parse(
+            With("\"16M\"", "\"1" + std::string(2500, '0') + "/" + std::string(2500, '0') + "\"")),
+        "bad\\.json:8:33: field \"size\".*: must be a positive byte count");
+    EXPECT_ROCE_ERROR(
+        Parse(With("\"name\": \"j\"", "\"name\": \"" + std::string(1000000, 'j') + "\"")),
+        "bad\\.json:2:11: field \"name\".*: must be a name of \\[A-Za-z0-9_.-\\], at "
+        "most 256 characters");
+}

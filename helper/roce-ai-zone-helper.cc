@@ -4,6 +4,8 @@
 
 #include "roce-ai-zone-helper.h"
 
+#include "roce-resource-guard.h"
+
 #include "ns3/enum.h"
 #include "ns3/node.h"
 #include "ns3/queue-size.h"
@@ -347,6 +349,17 @@ RoceAiZoneHelper::Build()
         z.atswPlanes = m_planes;
     }
 
+    // Refuse, before building, a fabric the machine cannot hold: one link per
+    // NIC, the leaves' uplinks, the CTSWs' uplinks to the ATSWs.
+    const uint64_t links = uint64_t(m_zones) * z.racksPerZone * m_servers * m_gpusPerServer +
+                           uint64_t(m_zones) * z.GetLeavesPerZone() * m_uplinks +
+                           (m_tiers == 3 ? uint64_t(m_zones) * m_ctsws * CtswUplinks() : 0);
+    RoceResourceGuard::Check(
+        "RoceAiZoneHelper: " +
+            std::to_string(uint64_t(m_zones) * z.racksPerZone * m_servers * m_gpusPerServer) +
+            " GPUs",
+        links,
+        0);
     z.servers.Create(m_zones * z.racksPerZone * m_servers);
     z.rtsw.Create(m_zones * z.GetLeavesPerZone());
     z.ctsw.Create(m_zones * m_ctsws);

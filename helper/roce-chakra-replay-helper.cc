@@ -147,12 +147,22 @@ BuildGraph(const RoceChakraTrace& trace,
     // kernel before it in the file (the launch order).
     std::vector<std::pair<uint32_t, uint32_t>> streamDeps;
     int64_t lastKernel = -1;
+    // The durations add up within ns-3's time range: beyond it a duration
+    // wraps around to a negative Time, and a path's sum overflows
+    // (RoceReplayGraph::LongestPath). No path is longer than all of them.
+    const auto maxMicros = static_cast<uint64_t>(Time::Max().GetMicroSeconds());
+    uint64_t totalMicros = 0;
     for (std::size_t i = 0; i < trace.nodes.size(); ++i)
     {
         const RoceChakraNode& n = trace.nodes[i];
         RoceReplayGraph::Node g;
         g.type = n.type;
         g.id = n.id;
+        ROCE_ERROR_IF(n.durationMicros > maxMicros - totalMicros,
+                      Where(path, n, i) << ": duration_micros " << n.durationMicros
+                                        << " takes the trace's durations beyond the simulator's "
+                                        << maxMicros << " us");
+        totalMicros += n.durationMicros;
         g.duration = MicroSeconds(static_cast<int64_t>(n.durationMicros));
         const bool comm = n.type == RoceChakraNode::COMM_COLL ||
                           n.type == RoceChakraNode::COMM_SEND ||

@@ -120,6 +120,7 @@ RoceCollectiveHelper::Install(Ptr<RoceCommunicator> comm, const std::vector<uint
         proto->GetAttribute(name, v);
         app->GetCollective()->SetAttribute(name, v);
     }
+    app->CheckConfiguration();
     comm->GetRank(0).nic->GetNode()->AddApplication(app);
     return app;
 }

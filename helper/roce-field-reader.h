@@ -10,7 +10,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -129,7 +131,11 @@ class RoceFieldReader
         return v;
     }
 
-    /** \return field as a positive data rate such as 100Gbps or 50Mb/s (aborts naming it) */
+    /**
+     * \return field as a positive data rate such as 100Gbps or 50Mb/s, of at
+     * most 2^53 bit/s (9 Pb/s: ns-3 reads rates through a double, exact to
+     * there), aborting naming it
+     */
     DataRate Rate(const std::string& text, const std::string& field) const
     {
         DataRateValue rate;
@@ -137,18 +143,46 @@ class RoceFieldReader
                           rate.Get().GetBitRate() == 0,
                       Where() << field << " '" << text
                               << "' is not a positive rate (e.g. 100Gbps)");
+        ROCE_ERROR_IF(rate.Get().GetBitRate() > (uint64_t{1} << 53),
+                      Where() << field << " '" << text << "' is above 2^53 bit/s");
         return rate.Get();
     }
+
+    /**
+     * The longest field that Delay reads: std::regex backtracks, taking time
+     * quadratic in a field that fails late and stack depth linear in its
+     * length (a stack overflow at some 10^5 characters).
+     */
+    static constexpr size_t MAX_TIME_TEXT = 64;
 
     /** \return field as a time with a unit such as 1000ns (aborts naming it) */
     Time Delay(const std::string& text, const std::string& field) const
     {
         // ns-3's Time parser aborts on what it cannot read: check the form first.
         static const std::regex timeForm(
-            R"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?(?:s|ms|us|ns|ps|fs|min|h|d)?)");
+            R"(([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)(s|ms|us|ns|ps|fs|min|h|d)?)");
+        const std::string shown = text.size() > 40 ? text.substr(0, 37) + "..." : text;
+        std::smatch m;
+        ROCE_ERROR_IF(text.size() > MAX_TIME_TEXT || !std::regex_match(text, m, timeForm),
+                      Where() << field << " '" << shown << "' is not a time (e.g. 1000ns)");
+        // Beyond ns-3's range a time becomes garbage: refuse it.
+        static const std::map<std::string, long double> seconds = {{"", 1.0L},
+                                                                   {"s", 1.0L},
+                                                                   {"ms", 1e-3L},
+                                                                   {"us", 1e-6L},
+                                                                   {"ns", 1e-9L},
+                                                                   {"ps", 1e-12L},
+                                                                   {"fs", 1e-15L},
+                                                                   {"min", 60.0L},
+                                                                   {"h", 3600.0L},
+                                                                   {"d", 86400.0L}};
+        const long double value =
+            std::strtold(m[1].str().c_str(), nullptr) * seconds.at(m[2].str());
+        ROCE_ERROR_IF(!(value < static_cast<long double>(Time::Max().GetSeconds())),
+                      Where() << field << " '" << text << "' is beyond the simulator's "
+                              << Time::Max().GetSeconds() << " s");
         TimeValue t;
-        ROCE_ERROR_IF(!std::regex_match(text, timeForm) ||
-                          !t.DeserializeFromString(text, MakeTimeChecker()),
+        ROCE_ERROR_IF(!t.DeserializeFromString(text, MakeTimeChecker()),
                       Where() << field << " '" << text << "' is not a time (e.g. 1000ns)");
         return t.Get();
     }

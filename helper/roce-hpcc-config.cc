@@ -171,6 +171,12 @@ CheckValue(const RoceFieldReader& in, const std::string& key, Kind kind, const s
                                                           {Kind::ERROR, "in [0, 1)"},
                                                           {Kind::POSITIVE, "> 0"}};
         ROCE_ERROR_IF(!ok, in.Where() << field << " '" << v << "' is not " << range.at(kind));
+        // Beyond ns-3's time range, converting to a Time is undefined behaviour.
+        const double maxSeconds = Time::Max().GetSeconds();
+        ROCE_ERROR_IF((kind == Kind::SECONDS && x >= maxSeconds) ||
+                          (kind == Kind::US && x >= maxSeconds * 1e6),
+                      in.Where() << field << " '" << v << "' is beyond the simulator's "
+                                 << maxSeconds << " s");
         break;
     }
     case Kind::RATE:
@@ -217,9 +223,11 @@ RoceHpccConfig::Read(const std::string& path)
     while (in.Next(f))
     {
         const std::string& key = f[0];
+        // At most 64 characters: std::regex needs stack depth linear in the
+        // text (a stack overflow at some 10^5 characters).
         static const std::regex keyForm("[A-Za-z_][A-Za-z0-9_]*");
-        ROCE_ERROR_IF(!std::regex_match(key, keyForm),
-                      in.Where() << "'" << key
+        ROCE_ERROR_IF(key.size() > 64 || !std::regex_match(key, keyForm),
+                      in.Where() << "'" << (key.size() > 40 ? key.substr(0, 37) + "..." : key)
                                  << "' is not a config key (expected 'KEY value ...')");
         ROCE_ERROR_IF(c.lines.count(key),
                       in.Where() << key << " given twice (first on line " << c.lines[key] << ")");
@@ -252,6 +260,9 @@ RoceHpccConfig::Read(const std::string& path)
         {
             CheckValue(in, key, kind, v[0]);
         }
+        // The payload size divides the ACK interval and the window (Apply).
+        ROCE_ERROR_IF(key == "PACKET_PAYLOAD_SIZE" && in.Unsigned(v[0], key, UINT32_MAX) == 0,
+                      in.Where() << "PACKET_PAYLOAD_SIZE '" << v[0] << "' must be positive");
         if (key == "CC_MODE")
         {
             c.ccMode = in.Unsigned(v[0], key, 1000);

@@ -8,7 +8,11 @@
 
 #include "ns3/roce-error.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <limits>
+#include <sstream>
 
 namespace ns3
 {
@@ -22,6 +26,8 @@ RoceHpccFormat::ReadTopology(const std::string& path)
     in.Expect(f, 3, "nodes switches links");
     Topology t;
     t.nodes = in.Unsigned(f[0], "nodes", 1u << 24);
+    // Without a node, every id below would be out of range (nodes - 1 wraps around).
+    ROCE_ERROR_IF(t.nodes == 0, in.Where() << "nodes '" << f[0] << "': a topology needs a node");
     const uint32_t nSwitches = in.Unsigned(f[1], "switches", t.nodes);
     const uint32_t nLinks = in.Unsigned(f[2], "links", 1u << 28);
     t.isSwitch.assign(t.nodes, false);
@@ -50,6 +56,11 @@ RoceHpccFormat::ReadTopology(const std::string& path)
         ROCE_ERROR_IF(l.a == l.b, in.Where() << "link from node " << l.a << " to itself");
         l.rate = in.Rate(f[2], "rate");
         l.delay = in.Delay(f[3], "delay");
+        // WriteTopology writes the delay as a whole number of time steps,
+        // which reads back exactly up to 2^53 (a double's integers): 104 days
+        // in nanoseconds, a bound no link comes near.
+        ROCE_ERROR_IF(l.delay.GetTimeStep() > (int64_t{1} << 53),
+                      in.Where() << "delay '" << f[3] << "' is longer than 2^53 time steps");
         l.errorRate = in.Real(f[4], "error_rate");
         ROCE_ERROR_IF(l.errorRate < 0 || l.errorRate >= 1,
                       in.Where() << "error_rate '" << f[4] << "' is not in [0, 1)");
@@ -72,8 +83,16 @@ RoceHpccFormat::WriteTopology(std::ostream& os, const Topology& t)
     os << "\n";
     for (const Link& l : t.links)
     {
+        // The error rate as short as reads back exactly: 0.001, not 0.00100000000000000002.
+        std::ostringstream error;
+        error << l.errorRate;
+        if (std::stod(error.str()) != l.errorRate)
+        {
+            error.str("");
+            error << std::setprecision(std::numeric_limits<double>::max_digits10) << l.errorRate;
+        }
         os << l.a << " " << l.b << " " << l.rate.GetBitRate() << "bps " << l.delay.GetTimeStep()
-           << (Time::GetResolution() == Time::NS ? "ns " : "ps ") << l.errorRate << "\n";
+           << (Time::GetResolution() == Time::NS ? "ns " : "ps ") << error.str() << "\n";
     }
 }
 
@@ -86,7 +105,9 @@ RoceHpccFormat::ReadFlows(const std::string& path, const Topology& topology)
     in.Expect(f, 1, "the number of flows");
     const uint64_t n = in.Unsigned(f[0], "flows", 1ull << 32);
     std::vector<Flow> flows;
-    flows.reserve(n);
+    // Line 1 may announce more flows than the file holds (an error found at
+    // its end): reserve no more than a file of a million flows needs.
+    flows.reserve(std::min<uint64_t>(n, 1u << 20));
     ROCE_ERROR_IF(topology.nodes == 0, path << ": the topology has no nodes");
     while (in.Next(f))
     {
@@ -106,6 +127,10 @@ RoceHpccFormat::ReadFlows(const std::string& path, const Topology& topology)
         ROCE_ERROR_IF(fl.bytes == 0, in.Where() << "bytes '" << f[4] << "' must be positive");
         const double start = in.Real(f[5], "start_seconds");
         ROCE_ERROR_IF(start < 0, in.Where() << "start_seconds '" << f[5] << "' is negative");
+        // Beyond the simulator's time range, the rounding below wraps around.
+        ROCE_ERROR_IF(start >= Time::Max().GetSeconds(),
+                      in.Where() << "start_seconds '" << f[5] << "' is beyond the simulator's "
+                                 << Time::Max().GetSeconds() << " s");
         // Nanoseconds, rounded: the files give 9 decimals.
         fl.start = NanoSeconds(static_cast<int64_t>(std::llround(start * 1e9)));
         flows.push_back(fl);

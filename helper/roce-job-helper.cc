@@ -99,11 +99,17 @@ class JobReader : public RoceJsonReader
         static const std::regex form(R"(\s*([0-9]*\.?[0-9]+)\s*(B|K|M|G|T|KiB|MiB|GiB|TiB)?\s*)");
         std::smatch m;
         std::string text;
-        if (!v.is_string() || !std::regex_match(text = v.get<std::string>(), m, form))
+        // At most 64 characters before the regex: it backtracks, taking time
+        // quadratic in a text that fails late (36 s for 5000 digits and a
+        // '/'), and stack depth linear in it.
+        if (!v.is_string() || (text = v.get<std::string>()).size() > 64 ||
+            !std::regex_match(text, m, form))
         {
             Fail(pointer, bad);
         }
-        long double bytes = std::stold(m[1].str());
+        // strtold, not stold: a number beyond a long double (thousands of
+        // digits) is a bad size below, not a std::out_of_range.
+        long double bytes = std::strtold(m[1].str().c_str(), nullptr);
         const std::string unit = m[2].str();
         if (!unit.empty() && unit != "B")
         {

@@ -189,6 +189,7 @@ class RoceJsonReader
         Json root;
         size_t errorByte = 0;
         std::string error;
+        std::string kind = "JSON syntax error";
         try
         {
             root = Json::parse(m_text);
@@ -199,11 +200,19 @@ class RoceJsonReader
             errorByte = e.byte > 0 ? e.byte - 1 : 0;
             error = e.what();
         }
+        catch (const Json::exception& e)
+        {
+            // Valid syntax, but a value the DOM cannot hold: a number beyond a
+            // double ("number overflow parsing '1e999'"). Point at that value.
+            error = e.what();
+            errorByte = OffsetOfQuoted(error);
+            kind = "JSON value out of range";
+        }
         if (!error.empty())
         {
             // Reported outside the handler, so the abort is not an uncaught exception.
             ROCE_ERROR(RoceJsonPositions(m_text, m_file, false).At(errorByte)
-                       << ": JSON syntax error: " << error);
+                       << ": " << kind << ": " << error);
         }
         m_positions = std::make_unique<RoceJsonPositions>(m_text, m_file, true);
         return root;
@@ -276,17 +285,44 @@ class RoceJsonReader
         return v.get<uint32_t>();
     }
 
+    /**
+     * The longest name: std::regex needs stack depth linear in the text (a
+     * stack overflow at some 10^5 characters).
+     */
+    static constexpr size_t MAX_NAME = 256;
+
     std::string Name(const Json& v, const std::string& pointer) const
     {
         static const std::regex form("[A-Za-z0-9_.-]+");
-        if (!v.is_string() || !std::regex_match(v.get<std::string>(), form))
+        if (!v.is_string() || v.get<std::string>().size() > MAX_NAME ||
+            !std::regex_match(v.get<std::string>(), form))
         {
-            Fail(pointer, Field(pointer) + " = " + Short(v) + ": must be a name of [A-Za-z0-9_.-]");
+            Fail(pointer,
+                 Field(pointer) + " = " + Short(v) +
+                     ": must be a name of [A-Za-z0-9_.-], at most " + std::to_string(MAX_NAME) +
+                     " characters");
         }
         return v.get<std::string>();
     }
 
   protected:
+    /**
+     * \param message an error message that quotes part of the text ('...')
+     * \return the byte offset of the first occurrence of that part in the
+     *         text, or 0 if the message quotes nothing found there
+     */
+    size_t OffsetOfQuoted(const std::string& message) const
+    {
+        const size_t open = message.find('\'');
+        const size_t close = open == std::string::npos ? open : message.find('\'', open + 1);
+        if (close == std::string::npos || close == open + 1)
+        {
+            return 0;
+        }
+        const size_t at = m_text.find(message.substr(open + 1, close - open - 1));
+        return at == std::string::npos ? 0 : at;
+    }
+
     std::string m_file;                             //!< the file's name
     const std::string& m_text;                      //!< its text
     std::unique_ptr<RoceJsonPositions> m_positions; //!< value positions, after Parse

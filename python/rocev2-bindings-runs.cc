@@ -15,6 +15,7 @@
 #include "ns3/roce-fault-helper.h"
 #include "ns3/roce-hpcc-config.h"
 #include "ns3/roce-hpcc-format.h"
+#include "ns3/roce-invariants.h"
 #include "ns3/roce-job-helper.h"
 #include "ns3/roce-monitor-helper.h"
 #include "ns3/roce-size-cdf.h"
@@ -307,6 +308,15 @@ BindRuns(py::module_& m)
         .def("json", [](const Monitor& w) {
             return Print([&w](std::ostream& os) { w.mon->WriteJson(os); });
         });
+
+    m.def(
+        "invariants_json_member",
+        [](bool faults) {
+            return Print([faults](std::ostream& os) {
+                RoceInvariants::Check(faults).WriteJsonMember(os, 2);
+            });
+        },
+        py::arg("faults") = false);
 
     m.def("fabric_stats_json", []() {
         return Print([](std::ostream& os) {

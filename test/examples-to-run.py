@@ -66,6 +66,7 @@ cpp_examples = [
     ("rocev2-pfc-deadlock --end=5ms", "True", "False"),
     ("rocev2-pfc-deadlock --watchdog=1 --end=10ms", "True", "False"),
     ("rocev2-pfc-deadlock --watchdog=1 --action=forward --end=10ms", "True", "False"),
+    ("rocev2-fault-soak --seeds=2 --duration=1ms", "True", "False"),
 ]
 
 # A list of Python examples to run in order to ensure that they remain

@@ -71,8 +71,9 @@ def main(argv=None):
     if a.json:
         # The C++ example's layout, byte for byte.
         with open(a.json, "w") as out:
-            out.write('{\n  "gpus": %d,\n  "fabric_gpus": %d,\n  "results": %s\n}\n'
-                      % (a.gpus, zone.n_gpus, coll.results_json()))
+            out.write('{\n  "gpus": %d,\n  "fabric_gpus": %d,\n  "results": %s,\n%s\n}\n'
+                      % (a.gpus, zone.n_gpus, coll.results_json(),
+                         rocev2.invariants_json_member(bool(a.faults))))
     finished = coll.finished
     rocev2.destroy()
     if not finished:

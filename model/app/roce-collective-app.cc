@@ -110,16 +110,26 @@ RoceCollectiveApp::IsFinished() const
 }
 
 void
-RoceCollectiveApp::StartApplication()
+RoceCollectiveApp::CheckConfiguration()
 {
-    // Names are checked here, where they are used, with the known ones listed.
+    // The known names are listed in the errors.
     const RoceCollective::Op op = RoceCollective::OpByName(m_opName);
     if (m_algoName.empty())
     {
         m_algoName = RoceCollective::GetAlgorithmName(RoceCollective::DefaultAlgorithm(op));
     }
-    RoceCollective::AlgorithmByName(m_algoName);
+    const RoceCollective::Algorithm algo = RoceCollective::AlgorithmByName(m_algoName);
+    ROCE_ERROR_IF(!RoceCollective::HasAlgorithm(op, algo),
+                  "RoceCollective: " << m_opName << " has no " << m_algoName << " algorithm ("
+                                     << RoceCollective::GetAlgorithmTable() << ")");
     ROCE_ERROR_IF(m_sizes.empty(), "RoceCollectiveApp: no sizes to run (SetSizes got none)");
+}
+
+void
+RoceCollectiveApp::StartApplication()
+{
+    // Attributes may have changed since Install: check again.
+    CheckConfiguration();
     m_sizeIndex = 0;
     m_iteration = 0;
     m_counted = Time(0);

@@ -64,6 +64,13 @@ class RoceCollectiveApp : public Application
     Ptr<RoceCollective> GetCollective() const;
     /** \param sizes the sizes to run, in order */
     void SetSizes(const std::vector<uint64_t>& sizes);
+
+    /**
+     * \brief Check the Operation and Algorithm names and the sizes (a
+     * RoceError names the bad one). RoceCollectiveHelper::Install calls it, so
+     * a bad name is refused before the run; the start checks again.
+     */
+    void CheckConfiguration();
     /** \return one result per size run so far */
     const std::vector<Result>& GetResults() const;
     /** \return true once every size has run */

@@ -508,10 +508,17 @@ RocePfcNetDevice::GetDrops() const
     return m_drops;
 }
 
+const RoceDropCounts&
+RocePfcNetDevice::GetDropCounts() const
+{
+    return m_dropCounts;
+}
+
 void
 RocePfcNetDevice::DropFrame(Ptr<const Packet> p, const char* reason)
 {
     ++m_drops;
+    m_dropCounts.Add(reason);
     m_dropTrace(p, reason);
 }
 

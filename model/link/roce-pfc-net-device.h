@@ -10,6 +10,7 @@
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
+#include "ns3/roce-drop-counts.h"
 #include "ns3/roce-frame.h"
 #include "ns3/traced-callback.h"
 
@@ -202,6 +203,8 @@ class RocePfcNetDevice : public NetDevice
 
     /** \return frames this device dropped (any reason) */
     uint64_t GetDrops() const;
+    /** \return the frames this device dropped, per reason (DROP_* constants) */
+    const RoceDropCounts& GetDropCounts() const;
 
     /**
      * TracedCallback signature for PFC frames.
@@ -415,6 +418,7 @@ class RocePfcNetDevice : public NetDevice
     uint64_t m_txFrames{0};
     uint64_t m_txBytes{0};
     uint64_t m_drops{0};
+    RoceDropCounts m_dropCounts; //!< drops per reason
 
     TracedCallback<uint8_t, uint16_t> m_pfcTxTrace; //!< PFC frame sent
     TracedCallback<uint8_t, uint16_t> m_pfcRxTrace; //!< PFC frame received

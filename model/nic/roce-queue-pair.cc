@@ -246,8 +246,10 @@ RoceQueuePair::Post(uint64_t bytes, bool write, CompletionCallback cb)
     m.write = write;
     m.posted = Simulator::Now();
     m.cb = cb;
+    ++m_stats.messagesPosted;
     if (m_state == ERROR)
     {
+        ++m_stats.messagesFailed;
         RoceCompletion c{m.id, bytes, m.posted, Simulator::Now(), false};
         if (Traces* t = m_traces.Get())
         {
@@ -362,6 +364,12 @@ RoceQueuePair::HasOutstanding() const
     // In the error state every message has failed: nothing will be sent or
     // acknowledged any more.
     return m_state != ERROR && m_sndUna < m_sndEnd;
+}
+
+bool
+RoceQueuePair::IsStalled() const
+{
+    return m_state == RTS && m_sndMax > m_sndUna && !m_rtoEvent.IsRunning();
 }
 
 // ---------------------------------------------------------------------------
@@ -611,6 +619,7 @@ RoceQueuePair::EnterError()
     for (std::size_t i = head; i < failed.size(); ++i)
     {
         const Message& m = failed[i];
+        ++m_stats.messagesFailed;
         RoceCompletion c{m.id, m.bytes, m.posted, Simulator::Now(), false};
         if (Traces* t = m_traces.Get())
         {

@@ -171,7 +171,9 @@ class RoceQueuePair : public Object, private RoceCcRateListener
         uint64_t naksReceived{0};         //!< NAKs received
         uint64_t timeouts{0};             //!< retransmission timer expiries
         uint64_t bytesAcked{0};           //!< payload bytes acknowledged
+        uint64_t messagesPosted{0};       //!< messages posted (WRITE and SEND)
         uint64_t messagesCompleted{0};    //!< messages completed successfully
+        uint64_t messagesFailed{0};       //!< messages failed by the error state
         uint64_t bytesDelivered{0};       //!< payload accepted in order (receiver)
         uint64_t messagesReceived{0};     //!< messages received in full (receiver)
         uint64_t duplicatesReceived{0};   //!< packets with an old PSN (receiver)
@@ -188,6 +190,12 @@ class RoceQueuePair : public Object, private RoceCcRateListener
 
     /** \return true if the QP has posted data not yet acknowledged (false in ERROR) */
     bool HasOutstanding() const;
+
+    /**
+     * \return true if packets are in flight but no retransmission timer is
+     * armed: nothing would ever resend them (a hang; RoceInvariants reports it)
+     */
+    bool IsStalled() const;
 
     // Called by the NIC -------------------------------------------------
 

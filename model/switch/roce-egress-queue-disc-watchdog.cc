@@ -50,6 +50,7 @@ RoceEgressQueueDisc::Flush(uint8_t priority, const char* reason)
         --m_nPackets;
         m_nBytes -= size;
         ++m_drops[priority];
+        m_dropCounts.Add(reason);
         ++frames;
         bytes += size;
         m_mmu->Release(ingress, priority, size);
@@ -62,6 +63,7 @@ void
 RoceEgressQueueDisc::DropArrival(Ptr<const Packet> p, uint8_t priority, const char* reason)
 {
     ++m_drops[priority];
+    m_dropCounts.Add(reason);
     m_dropTrace(p, priority, reason);
 }
 

@@ -319,6 +319,7 @@ RoceEgressQueueDisc::Enqueue(Ptr<Packet> p,
     if (!a.admitted)
     {
         ++m_drops[priority];
+        m_dropCounts.Add(a.reason);
         m_dropTrace(p, priority, a.reason);
         return false;
     }
@@ -481,6 +482,12 @@ uint64_t
 RoceEgressQueueDisc::GetDrops(uint8_t priority) const
 {
     return m_drops.at(priority);
+}
+
+const RoceDropCounts&
+RoceEgressQueueDisc::GetDropCounts() const
+{
+    return m_dropCounts;
 }
 
 } // namespace ns3

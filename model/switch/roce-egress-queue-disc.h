@@ -11,6 +11,7 @@
 #include "ns3/packet.h"
 #include "ns3/queue-size.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/roce-drop-counts.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -238,6 +239,8 @@ class RoceEgressQueueDisc : public Object
     uint64_t GetEcnMarks(uint8_t priority) const;
     /** \param priority a priority \return packets dropped in it */
     uint64_t GetDrops(uint8_t priority) const;
+    /** \return the packets dropped, all priorities, per reason */
+    const RoceDropCounts& GetDropCounts() const;
     /** \return Kmin in bytes at this port's rate */
     uint64_t GetKmin() const;
     /** \return Kmax in bytes at this port's rate */
@@ -351,6 +354,7 @@ class RoceEgressQueueDisc : public Object
     std::array<uint64_t, ROCE_NUM_PRIORITIES> m_maxBytes{};
     std::array<uint64_t, ROCE_NUM_PRIORITIES> m_marks{};
     std::array<uint64_t, ROCE_NUM_PRIORITIES> m_drops{};
+    RoceDropCounts m_dropCounts; //!< drops per reason, all priorities
     std::array<Ring, ROCE_NUM_PRIORITIES> m_rings;
     uint32_t m_nPackets{0}; //!< packets queued, all priorities
     uint64_t m_nBytes{0};   //!< bytes queued, all priorities

@@ -352,6 +352,7 @@ RoceSwitch::Receive(RoceSwitchPort* in, Ptr<Packet> p, const RoceFrame& frame)
     }
     if (!frame.isIpv4)
     {
+        m_dropCounts.Add(DROP_NOT_IPV4);
         m_dropTrace(p, DROP_NOT_IPV4);
         return;
     }
@@ -360,6 +361,7 @@ RoceSwitch::Receive(RoceSwitchPort* in, Ptr<Packet> p, const RoceFrame& frame)
     if (out < 0)
     {
         ++m_noRouteDrops;
+        m_dropCounts.Add(DROP_NO_ROUTE);
         m_dropTrace(p, DROP_NO_ROUTE);
         return;
     }
@@ -381,6 +383,12 @@ uint64_t
 RoceSwitch::GetNoRouteDrops() const
 {
     return m_noRouteDrops;
+}
+
+const RoceDropCounts&
+RoceSwitch::GetDropCounts() const
+{
+    return m_dropCounts;
 }
 
 } // namespace ns3

@@ -235,6 +235,8 @@ class RoceSwitch : public Object
 
     /** \return frames dropped for want of a route */
     uint64_t GetNoRouteDrops() const;
+    /** \return frames the switch dropped before queueing them (no route, not IPv4), per reason */
+    const RoceDropCounts& GetDropCounts() const;
 
     /** \brief Size the MMU for the current ports (done on first use if not earlier). */
     void Configure();
@@ -302,6 +304,7 @@ class RoceSwitch : public Object
     std::vector<std::vector<uint32_t>> m_groupIndices;
     uint32_t m_nRoutes{0};
     uint64_t m_noRouteDrops{0};
+    RoceDropCounts m_dropCounts; //!< drops before queueing, per reason
 
     // Load balancing beyond ECMP and pinned flows (roce-switch-lb.cc)
     bool m_balanced{false}; //!< take SelectEgressBalanced: not ECMP, or flows pinned

@@ -6,6 +6,7 @@
 #include "ns3/string.h"
 #include "ns3/type-id.h"
 
+#include <optional>
 #include <regex>
 
 namespace ns3
@@ -40,33 +41,46 @@ CheckedValue(TypeId tid, const std::string& name, const AttributeValue& value)
         }
         ROCE_ERROR(tid.GetName() << " has no attribute " << name << " (it has: " << known << ")");
     }
-    // ns-3 aborts on a time, queue size or number it cannot parse: check the form first.
-    const auto* text = dynamic_cast<const StringValue*>(&value);
+    // ns-3 aborts on a time, queue size or number it cannot parse, and on
+    // blanks around or inside a value: strip the outer blanks and check the
+    // form first.
+    const auto* given = dynamic_cast<const StringValue*>(&value);
+    std::optional<StringValue> trimmed;
+    if (given != nullptr)
+    {
+        const std::string& raw = given->Get();
+        const std::size_t first = raw.find_first_not_of(" \t\r\n\f\v");
+        const std::size_t last = raw.find_last_not_of(" \t\r\n\f\v");
+        trimmed.emplace(first == std::string::npos ? std::string()
+                                                   : raw.substr(first, last - first + 1));
+    }
+    const StringValue* text = trimmed ? &*trimmed : nullptr;
     std::string type = info.checker->GetValueTypeName();
     if (type.rfind("ns3::", 0) != 0)
     {
         type = "ns3::" + type;
     }
     static const std::regex timeForm(
-        R"(\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*(s|ms|us|ns|ps|fs|min|h|d|y)?\s*)");
-    static const std::regex sizeForm(R"(\s*[0-9]+\s*([kKMG]i?)?(B|p)\s*)");
-    static const std::regex uintForm(R"(\s*\+?[0-9]+\s*)");
-    static const std::regex intForm(R"(\s*[-+]?[0-9]+\s*)");
-    static const std::regex doubleForm(
-        R"(\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*)");
+        R"([-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?(s|ms|us|ns|ps|fs|min|h|d|y)?)");
+    static const std::regex sizeForm(R"([0-9]+([kKMG]i?)?(B|p))");
+    static const std::regex uintForm(R"(\+?[0-9]+)");
+    static const std::regex intForm(R"([-+]?[0-9]+)");
+    static const std::regex doubleForm(R"([-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?)");
     const std::regex* form = type == "ns3::TimeValue"        ? &timeForm
                              : type == "ns3::QueueSizeValue" ? &sizeForm
                              : type == "ns3::UintegerValue"  ? &uintForm
                              : type == "ns3::IntegerValue"   ? &intForm
                              : type == "ns3::DoubleValue"    ? &doubleForm
                                                              : nullptr;
-    const bool badForm =
-        text != nullptr && form != nullptr && !std::regex_match(text->Get(), *form);
-    Ptr<AttributeValue> v = badForm ? nullptr : info.checker->CreateValidValue(value);
+    // Long text is refused before the regex (which recurses per character).
+    const bool badForm = text != nullptr && form != nullptr &&
+                         (text->Get().size() > 64 || !std::regex_match(text->Get(), *form));
+    Ptr<AttributeValue> v =
+        badForm ? nullptr : info.checker->CreateValidValue(text ? *text : value);
     if (!v)
     {
         ROCE_ERROR(tid.GetName() << "::" << name << "="
-                                 << (text ? text->Get() : value.SerializeToString(info.checker))
+                                 << (given ? given->Get() : value.SerializeToString(info.checker))
                                  << " is not a valid value (" << info.checker->GetValueTypeName()
                                  << (info.checker->HasUnderlyingTypeInformation()
                                          ? ": " + info.checker->GetUnderlyingTypeInformation()

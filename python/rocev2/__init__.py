@@ -29,7 +29,8 @@ from ._rocev2 import Error
 __all__ = [
     "Error", "Config", "set_seed", "set_run", "get_run", "run", "now", "destroy",
     "event_count", "parse_bytes", "AiZone", "Placement", "Collective", "Jobs", "Faults",
-    "Monitor", "fabric_stats", "HpccScenario", "ChakraReplay", "connect",
+    "Monitor", "fabric_stats", "invariants", "invariants_json_member", "HpccScenario",
+    "ChakraReplay", "connect",
 ]
 
 # The last scenario's objects are freed before the interpreter goes.
@@ -338,6 +339,21 @@ def fabric_stats():
     """The fabric's counters (packet hops, PFC pauses, drops, ECN marks, CNPs,
     retransmissions, ...), as the examples' JSON writes them."""
     return json.loads(_native.fabric_stats_json())
+
+
+def invariants_json_member(faults=False):
+    """The end-of-run invariants as the C++ examples write them into their
+    JSON: the text '  "invariants": {...}' (a member, no comma)."""
+    return _native.invariants_json_member(faults)
+
+
+def invariants(faults=False):
+    """Check the end-of-run invariants of the current scenario (call after
+    run()): a dict with ok, drained, the message counts (posted, completed,
+    failed, pending), the drops a fault explains, lossy drops, lossless
+    violations, leftover buffer bytes, failures and violations. faults=True
+    when the scenario injected faults (no-route and unknown-QP drops allowed)."""
+    return json.loads("{" + _native.invariants_json_member(faults) + "}")["invariants"]
 
 
 class HpccScenario:

@@ -241,7 +241,7 @@ class DctcpArithmeticTestCase : public TestCase
             ack(una, una % 2 == 0);
         }
         NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(),
-                              std::llround(101000 * (1 - 15.0 / 32)),
+                              static_cast<uint64_t>(std::llround(101000 * (1 - 15.0 / 32))),
                               "one cut by alpha/2");
         NS_TEST_ASSERT_MSG_EQ(cc->GetCuts(), 1, "cut more than once in a window");
         // Close window 2 with an unmarked ACK: F = 50/100 (window 2 holds ACKs

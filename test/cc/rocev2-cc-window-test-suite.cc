@@ -207,7 +207,8 @@ RunConvergence(uint32_t senders,
     std::vector<Ptr<RoceQueuePair>> rx;
     for (uint32_t s = 0; s < senders; ++s)
     {
-        auto [a, b] = roce.CreateQp(nics.Get(s + 1), nics.Get(0));
+        auto [qa, b] = roce.CreateQp(nics.Get(s + 1), nics.Get(0));
+        Ptr<RoceQueuePair> a = qa;
         Time* slot = &r.fct[s];
         Simulator::Schedule(stagger * s, [a, size, slot]() {
             a->PostWrite(size,
@@ -325,7 +326,7 @@ class HpccArithmeticTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetReferenceWindow(), 118812.5, tol, "Wc updated");
         NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), 118812.5 * 8 / 10e-6, 1, "rate = W / T");
         NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(),
-                              std::llround(118812.5 * 1000 / wirePacket),
+                              static_cast<uint64_t>(std::llround(118812.5 * 1000 / wirePacket)),
                               "payload window");
 
         // ACK 3, same RTT (snd_una 5 <= 10): the queue is B T now but the
@@ -586,10 +587,10 @@ class DctcpConvergenceTestCase : public TestCase
         ConvergenceRun r = RunConvergence(
             senders,
             size,
-            [k](RoceHelper& roce, RoceSwitchHelper& switches) {
+            [](RoceHelper& roce, RoceSwitchHelper& switches) {
                 roce.SetCongestionControl("dctcp");
                 roce.SetCongestionControlAttribute("BaseRtt", TimeValue(MicroSeconds(5)));
-                switches.SetEcnStepMarking(QueueSize("30KB"), DataRate(0));
+                switches.SetEcnStepMarking(QueueSize(QueueSizeUnit::BYTES, k), DataRate(0));
             },
             MicroSeconds(100));
         NS_TEST_ASSERT_MSG_EQ(r.stats.drops, 0, "dropped");
@@ -671,7 +672,7 @@ class FirstRttSampleTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ_TOL(hpcc->GetInitialWindow(), 100000, 1e-6, "W_init = B x 8 us");
         // U = (1/8) x 0.08 after this ACK: W = Wc + W_AI, capped at W_init.
         NS_TEST_ASSERT_MSG_EQ(hpcc->GetWindow(),
-                              std::llround(100000 * 1000 / 1082.0),
+                              static_cast<uint64_t>(std::llround(100000 * 1000 / 1082.0)),
                               "HPCC window after the first sample: W_init in payload bytes");
 
         // DCTCP, base RTT 8.656 us: BDP 108200 wire bytes = 100 packets.

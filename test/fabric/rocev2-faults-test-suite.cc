@@ -430,7 +430,8 @@ class FaultPfcStormTestCase : public TestCase
         const Time start = MicroSeconds(20);
         const Time storm = MilliSeconds(1);
         faults.PfcStorm(start, net.Nic(1), 3, storm);
-        auto [qa, qb] = net.roce.CreateQp(net.nics[0], net.nics[1]);
+        auto [qa, rx] = net.roce.CreateQp(net.nics[0], net.nics[1]);
+        Ptr<RoceQueuePair> qb = rx;
         qa->PostWrite(size);
         uint64_t at1 = 0;
         uint64_t at2 = 0;

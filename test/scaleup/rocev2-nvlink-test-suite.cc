@@ -321,7 +321,7 @@ class NvlinkMidwayTestCase : public NvlinkTestCase
             Ptr<RoceNvlinkDomain> d = MakeDomain();
             Completions c;
             const uint64_t a = d->Send(0, 1, b, c.Cb());
-            Simulator::Schedule(NanoSeconds(tNs / 2), [d, &c, b]() { d->Send(0, 2, b, c.Cb()); });
+            Simulator::Schedule(NanoSeconds(tNs / 2), [d, &c]() { d->Send(0, 2, b, c.Cb()); });
             Simulator::Run();
             CheckAt(c, a, LATENCY_NS + 1.5 * tNs, "0->1 shared from T/2");
             CheckAt(c, a + 1, LATENCY_NS + 2 * tNs, "0->2 started at T/2");
@@ -331,7 +331,7 @@ class NvlinkMidwayTestCase : public NvlinkTestCase
             Ptr<RoceNvlinkDomain> d = MakeDomain();
             Completions c;
             const uint64_t a = d->Send(0, 1, b, c.Cb());
-            Simulator::Schedule(NanoSeconds(tNs / 2), [d, &c, b]() { d->Send(2, 3, b, c.Cb()); });
+            Simulator::Schedule(NanoSeconds(tNs / 2), [d, &c]() { d->Send(2, 3, b, c.Cb()); });
             Simulator::Run();
             CheckAt(c, a, LATENCY_NS + tNs, "0->1 beside a disjoint start");
             CheckAt(c, a + 1, LATENCY_NS + 1.5 * tNs, "2->3 started at T/2");
@@ -453,7 +453,7 @@ class NvlinkNoDriftTestCase : public NvlinkTestCase
         const uint64_t big = d->Send(0, 1, x, c.Cb());
         for (uint32_t k = 0; k < n; ++k)
         {
-            Simulator::Schedule(NanoSeconds(k * pNs), [d, &c, s]() { d->Send(0, 2, s, c.Cb()); });
+            Simulator::Schedule(NanoSeconds(k * pNs), [d, &c]() { d->Send(0, 2, s, c.Cb()); });
         }
         Simulator::Run();
         const double dNs = SerializeNs(2.0 * s, NVLINK4_BPS);

@@ -341,7 +341,7 @@ class RoceHeaderBlockDataTestCase : public TestCase
                                           true,
                                           "IPv4 checksum, payload " << c.payload);
                     NS_TEST_ASSERT_MSG_EQ(block.GetSerializedSize(),
-                                          reth ? 70u : 54u,
+                                          (reth ? 70u : 54u),
                                           "block size with/without RETH");
 
                     // The block reads back what it wrote.

@@ -1,0 +1,82 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The examples' command-line values (examples/rocev2-example-args.h): the
+ * values that fuzzing found ending the program in an ns-3 abort or an
+ * uncaught std::out_of_range, or giving a time beyond ns-3's range, are now
+ * read or refused with a RoceError naming the flag
+ * (fuzz/corpus/command-line/); and attribute values with blanks, which ns-3
+ * aborted on.
+ */
+
+#include "../examples/rocev2-example-args.h"
+#include "roce-gtest-error.h"
+
+#include "ns3/object-factory.h"
+#include "ns3/roce-queue-pair.h"
+
+#include <gtest/gtest.h>
+#include <string>
+
+using namespace ns3;
+using namespace ns3::RoceExampleArgs;
+
+TEST(RoceExampleArgs, RatesAndTimesWithBlanks)
+{
+    // The forms allow blanks around and inside a value; ns-3's parsers
+    // aborted on them ("Attribute value ... is not properly formatted",
+    // "Can't Parse Time").
+    EXPECT_EQ(ParseRate("rate", "100Gbps "), DataRate("100Gbps"));
+    EXPECT_EQ(ParseRate("rate", " 400 Gbps"), DataRate("400Gbps"));
+    EXPECT_EQ(ParseRateOrZero("rx-drain-rate", "0 bps"), DataRate(uint64_t{0}));
+    EXPECT_EQ(ParseTime("delay", "1 us"), MicroSeconds(1));
+    EXPECT_EQ(ParsePositiveTime("rto", "\t500us "), MicroSeconds(500));
+}
+
+TEST(RoceExampleArgsErrorTest, TimeBeyondRange)
+{
+    // ns-3 turned these into garbage times (negative, or undefined behaviour
+    // converting the double).
+    EXPECT_ROCE_ERROR(ParseTime("stop", "1e30y"), "--stop=1e30y is too long: a time is at most");
+    EXPECT_ROCE_ERROR(ParsePositiveTime("delay", "1e400s"), "--delay=1e400s is too long");
+    EXPECT_ROCE_ERROR(ParseTime("rto", "300y"), "--rto=300y is too long");
+    EXPECT_EQ(ParseTime("stop", "290y"), Years(290));
+}
+
+TEST(RoceExampleArgsErrorTest, ValuesOfThousandsOfCharacters)
+{
+    // std::stold threw std::out_of_range beyond a long double or below its
+    // smallest value; std::regex took seconds on a long value that fails
+    // late, and overflowed the stack on some 10^5 characters.
+    EXPECT_ROCE_ERROR(ParseBytes("size", "1" + std::string(5000, '0')),
+                      "--size=10+\\.\\.\\. is not a byte count");
+    EXPECT_ROCE_ERROR(ParseBytes("size", "0." + std::string(5000, '0') + "1"),
+                      "--size=0\\.0+\\.\\.\\. is not a byte count");
+    const std::string digits(1000000, '1');
+    EXPECT_ROCE_ERROR(ParseRate("rate", digits + "Gbps"), "--rate=1+\\.\\.\\. is not a data rate");
+    EXPECT_ROCE_ERROR(ParseTime("delay", digits + "/us"), "--delay=1+\\.\\.\\. is not a time");
+    EXPECT_ROCE_ERROR(ParseBytes("size", digits + "/"), "--size=1+\\.\\.\\. is not a byte count");
+}
+
+TEST(RoceErrorTest, AttributeValuesWithBlanks)
+{
+    // ns-3's deserializers abort on blanks ("Attribute value ... is not
+    // properly formatted"); RoceSetFactoryAttribute strips the outer ones and
+    // refuses the inner ones, for helpers, Python and the attribute flags.
+    ObjectFactory qp("ns3::RoceQueuePair");
+    RoceSetFactoryAttribute(qp, "RetransmitTimeout", StringValue("500us "));
+    RoceSetFactoryAttribute(qp, "RetryCount", StringValue(" 40"));
+    Ptr<RoceQueuePair> q = qp.Create<RoceQueuePair>();
+    TimeValue rto;
+    q->GetAttribute("RetransmitTimeout", rto);
+    EXPECT_EQ(rto.Get(), MicroSeconds(500));
+    ObjectFactory dev("ns3::RocePfcNetDevice");
+    RoceSetFactoryAttribute(dev, "DataRate", StringValue("100Gbps "));
+    ObjectFactory mmu("ns3::RoceSharedBufferMmu");
+    EXPECT_ROCE_ERROR(RoceSetFactoryAttribute(mmu, "BufferSize", StringValue("4 MB")),
+                      "BufferSize=4 MB is not a valid value");
+    EXPECT_ROCE_ERROR(RoceSetFactoryAttribute(qp, "RetransmitTimeout", StringValue("1 us")),
+                      "RetransmitTimeout=1 us is not a valid value");
+    EXPECT_ROCE_ERROR(RoceSetFactoryAttribute(qp, "RetryCount", StringValue(std::string(100, '1'))),
+                      "RetryCount=1111.* is not a valid value");
+}
