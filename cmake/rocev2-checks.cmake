@@ -513,3 +513,15 @@ rocev2_add_incast_abort_check(attribute-flag-name
 rocev2_add_incast_abort_check(attribute-flag-type
   "--RoceQueuePair::RetryCount=5: no type RoceQueuePair (write --ns3::RoceQueuePair::RetryCount)"
   --RoceQueuePair::RetryCount=5)
+
+# The memory guard refuses a fabric before building it when its estimate
+# exceeds the limit (here ROCEV2_MEMORY_LIMIT=1MB): the AI Zone helper and the
+# HPCC-format builder.
+_rocev2_abort_check(memory-guard-ai-zone
+  "RoceAiZoneHelper: 1024 GPUs: the scenario needs about 0.04 GB of memory (2048 links x 12600 B + 0 QPs x 4800 B + 12 MB), more than the 0.00 GB ROCEV2_MEMORY_LIMIT allows"
+  /usr/bin/env ROCEV2_MEMORY_LIMIT=1MB ${CMAKE_BINARY_DIR}/examples/rocev2-ai-zone-topology --gpus=1024)
+_rocev2_abort_check(memory-guard-hpcc
+  "RoceHpccFormat::Build: 9 nodes: the scenario needs about 0.01 GB of memory (8 links x 12600 B"
+  /usr/bin/env ROCEV2_MEMORY_LIMIT=1MB ${CMAKE_BINARY_DIR}/examples/rocev2-hpcc-compat
+  --topology=${_rocev2_root}/examples/hpcc/tiny-topology.txt
+  --flows=${_rocev2_root}/examples/hpcc/tiny-flows.txt --quiet)

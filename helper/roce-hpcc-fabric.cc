@@ -4,6 +4,7 @@
 
 #include "roce-helper.h"
 #include "roce-hpcc-format.h"
+#include "roce-resource-guard.h"
 #include "roce-switch-helper.h"
 
 #include "ns3/double.h"
@@ -33,6 +34,9 @@ RoceHpccFormat::Build(const Topology& topology,
     ROCE_ERROR_IF(topology.nodes > 65536,
                   "RoceHpccFormat::Build: " << topology.nodes
                                             << " nodes exceed the 65,536 addresses of 11.x.y.1");
+    RoceResourceGuard::Check("RoceHpccFormat::Build: " + std::to_string(topology.nodes) + " nodes",
+                             topology.links.size(),
+                             0);
     NodeContainer nodes;
     nodes.Create(topology.nodes);
     for (uint32_t id : topology.switches)
