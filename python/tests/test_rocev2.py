@@ -195,6 +195,13 @@ class Monitors(Scenario):
         self.assertEqual(int((~pfc["xoff"]).sum()), stats["pfc_resume_tx"])
         self.assertEqual(len(calls), len(pfc["time_ns"]))
         self.assertEqual(sum(1 for _, q in calls if q > 0), stats["pfc_pause_tx"])
+        # The end-of-run check: every message completed, nothing left buffered.
+        inv = rocev2.invariants()
+        self.assertTrue(inv["ok"], inv["violations"])
+        self.assertTrue(inv["drained"])
+        self.assertGreater(inv["messages_posted"], 0)
+        self.assertEqual(inv["messages_completed"], inv["messages_posted"])
+        self.assertEqual(inv["buffer_leftover_bytes"], 0)
         rocev2.destroy()
 
     def test_monitor_without_workload_needs_a_time(self):
@@ -242,6 +249,11 @@ class Runs(Scenario):
         log = faults.log()
         self.assertTrue(any("link-down rtsw0" in line for line in log), log)
         self.assertTrue(any("link-up rtsw0" in line for line in log), log)
+        # Rerouted in time: no message failed, and the invariants hold.
+        inv = rocev2.invariants(faults=True)
+        self.assertTrue(inv["ok"], inv["violations"])
+        self.assertEqual(inv["messages_failed"], 0)
+        self.assertEqual(inv["failures"], [])
         rocev2.destroy()
 
     def test_jobs(self):
