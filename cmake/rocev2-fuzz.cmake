@@ -85,6 +85,8 @@ function(rocev2_add_fuzzers lib)
   endif()
 
   # Each seed corpus once: any crash, sanitizer report, leak or timeout fails.
+  # libFuzzer refuses an -artifact_prefix folder that does not exist.
+  file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz-artifacts)
   foreach(_name ${ROCEV2_FUZZ_HARNESSES})
     add_test(NAME fuzz/${_name}-corpus
              COMMAND rocev2-fuzz-${_name} -runs=0 -timeout=60
