@@ -20,6 +20,9 @@ option(ROCEV2_GTEST "Build the GoogleTest unit tests (gtest/)" ON)
 option(ROCEV2_LTO "Release builds: link-time optimisation of the module library" ON)
 option(ROCEV2_SANITIZE "AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer included) \
 build; with Clang also the libFuzzer harnesses of fuzz/ (./rocev2 test --sanitize, ./rocev2 fuzz)" OFF)
+option(ROCEV2_MPI "Build with ns-3's MPI module from ROCEV2_NS3_MPI_DIR (./rocev2 setup --mpi, \
+./rocev2 build --mpi)" OFF)
+set(ROCEV2_NS3_MPI_DIR "" CACHE PATH "Where ./rocev2 setup --mpi installed ns-3's MPI module")
 set(ROCEV2_TEST_FULLNESS EXTENSIVE CACHE STRING
     "ns-3 test fullness that ctest runs: QUICK, EXTENSIVE or TAKES_FOREVER")
 
@@ -44,6 +47,25 @@ foreach(_mod ${_rocev2_ns3_modules})
   endif()
   set(lib${_mod} ns3::lib${_mod})
 endforeach()
+
+# ns-3's MPI module, built from Debian's source package against the installed
+# ns-3 (cmake/ns3-mpi), as the variables an ns-3 tree with --enable-mpi sets.
+set(ENABLE_MPI OFF)
+if(ROCEV2_MPI)
+  set(_mpi_lib ${ROCEV2_NS3_MPI_DIR}/lib/libns3-mpi.so)
+  if(NOT EXISTS ${_mpi_lib})
+    message(FATAL_ERROR "ROCEV2_MPI: ${_mpi_lib} not found; run './rocev2 setup --mpi'")
+  endif()
+  find_package(MPI REQUIRED COMPONENTS CXX)
+  add_library(ns3::libmpi SHARED IMPORTED)
+  set_target_properties(ns3::libmpi PROPERTIES
+    IMPORTED_LOCATION ${_mpi_lib}
+    INTERFACE_INCLUDE_DIRECTORIES ${ROCEV2_NS3_MPI_DIR}/include
+    INTERFACE_COMPILE_DEFINITIONS NS3_MPI
+    INTERFACE_LINK_LIBRARIES "MPI::MPI_CXX;ns3::libcore;ns3::libnetwork")
+  set(libmpi ns3::libmpi)
+  set(ENABLE_MPI ON)
+endif()
 
 # The same strictness as ns-3's in-tree debug builds, plus -Wextra.
 add_compile_options(-Wall -Wextra -Werror)

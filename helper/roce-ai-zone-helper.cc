@@ -360,10 +360,20 @@ RoceAiZoneHelper::Build()
             " GPUs",
         links,
         0);
-    z.servers.Create(m_zones * z.racksPerZone * m_servers);
-    z.rtsw.Create(m_zones * z.GetLeavesPerZone());
-    z.ctsw.Create(m_zones * m_ctsws);
-    z.atsw.Create(z.atswCount);
+    // Every node gets its rank (system id) as it is created, in this order.
+    const std::vector<uint32_t> ranks = PartitionRanks();
+    std::size_t next = 0;
+    for (NodeContainer* tier : {&z.servers, &z.rtsw, &z.ctsw, &z.atsw})
+    {
+        const uint32_t n = tier == &z.servers ? m_zones * z.racksPerZone * m_servers
+                           : tier == &z.rtsw  ? m_zones * z.GetLeavesPerZone()
+                           : tier == &z.ctsw  ? m_zones * m_ctsws
+                                              : z.atswCount;
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            tier->Create(1, ranks[next++]);
+        }
+    }
     m_switch[RTSW].Install(z.rtsw);
     m_switch[CTSW].Install(z.ctsw);
     m_switch[ATSW].Install(z.atsw);

@@ -135,6 +135,13 @@ class RoceAiZone
      * shows legibly.
      */
     void WriteDot(std::ostream& os) const;
+    /**
+     * \brief Print the partition (RoceAiZoneHelper::SetPartition): per rank
+     * its servers, switches, GPUs and links, the links on the cut and the
+     * smallest cut delay (the lookahead); one line per rank.
+     * \param os where to print
+     */
+    void PrintPartition(std::ostream& os) const;
 
     static constexpr uint32_t MAX_DOT_NODES = 200; //!< largest fabric WriteDot() draws
 };
@@ -285,7 +292,30 @@ class RoceAiZoneHelper
      */
     RoceAiZone Build();
 
+    /**
+     * \brief Split the fabric over MPI ranks (RoceMpiHelper): Build() gives
+     * every node a rank (its ns-3 system id) and cuts the links between
+     * ranks. Modes:
+     * - "none" (the default): every node on rank 0;
+     * - "racks": contiguous groups of racks (zone-major), each with its
+     *   servers and leaf switches; CTSWs and ATSWs round-robin over the
+     *   ranks. The cut is RTSW-CTSW links (delay GetLinkDelay(CTSW));
+     * - "zones" (3 tiers): whole zones per rank; ATSWs round-robin; the
+     *   cut is CTSW-ATSW links;
+     * - "auto": "zones" when there are at least as many zones as ranks,
+     *   else "racks";
+     * - "map:R0,R1,...": the rank of every rack, zone-major (a user's map);
+     *   CTSWs and ATSWs round-robin.
+     * A link on the cut must have a positive delay (the lookahead); Build()
+     * refuses one of 0, naming its nodes and ranks.
+     * \param mode the mode
+     * \param ranks ranks to split over (0: RoceMpiHelper::GetSize())
+     */
+    void SetPartition(const std::string& mode, uint32_t ranks = 0);
+
   private:
+    /** \return the rank of every node Build() creates, in creation order */
+    std::vector<uint32_t> PartitionRanks() const;
     /** \brief Abort with a message naming a parameter that cannot be built. */
     void Check() const;
     /** \return racks per zone, from the GPU count */
@@ -322,6 +352,8 @@ class RoceAiZoneHelper
     double m_oversub{7};
     DataRate m_rate{"400Gbps"};
     Time m_delay[3];
+    std::string m_partition{"none"}; //!< SetPartition() mode
+    uint32_t m_partitionRanks{0};    //!< SetPartition() ranks (0: the run's)
 };
 
 } // namespace ns3

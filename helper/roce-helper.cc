@@ -3,6 +3,8 @@
  */
 #include "roce-helper.h"
 
+#include "roce-mpi-helper.h"
+
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/log.h"
@@ -276,6 +278,10 @@ RoceHelper::Install(Ptr<Node> a, Ptr<Node> b)
     Ptr<RoceChannel> ch = m_channelFactory.Create<RoceChannel>();
     da->Attach(ch);
     db->Attach(ch);
+    if (a->GetSystemId() != b->GetSystemId())
+    {
+        RoceMpiHelper::ConnectCut(ch, da, db); // the ends run on two MPI ranks
+    }
     NetDeviceContainer c;
     c.Add(da);
     c.Add(db);

@@ -67,6 +67,8 @@ cpp_examples = [
     ("rocev2-pfc-deadlock --watchdog=1 --end=10ms", "True", "False"),
     ("rocev2-pfc-deadlock --watchdog=1 --action=forward --end=10ms", "True", "False"),
     ("rocev2-fault-soak --seeds=2 --duration=1ms", "True", "False"),
+    ("rocev2-mpi-fabric --size=1MB --permutation=64KB", "True", "False"),
+    ("rocev2-mpi-fabric --cc=dcqcn --incast=4", "True", "False"),
 ]
 
 # A list of Python examples to run in order to ensure that they remain

@@ -54,6 +54,10 @@ def main():
         os.makedirs(root)
         os.makedirs(fake)
         shutil.copy(args.cli, os.path.join(root, "rocev2"))
+        # The script sources the MPI build's functions from utils/.
+        os.makedirs(os.path.join(root, "utils"), exist_ok=True)
+        shutil.copy(os.path.join(os.path.dirname(os.path.abspath(args.cli)), "utils", "rocev2-mpi.sh"),
+                    os.path.join(root, "utils", "rocev2-mpi.sh"))
         write_exe(os.path.join(fake, "dpkg-query"), FAKE_DPKG)
         write_exe(os.path.join(fake, "cmake"), FAKE_CMAKE)
         calls = os.path.join(tmp, "cmake-calls")

@@ -11,6 +11,8 @@
 #include "ns3/roce-error.h"
 #include "ns3/simulator.h"
 
+#include <utility>
+
 namespace ns3
 {
 
@@ -46,7 +48,13 @@ RoceChannel::Transmit(Ptr<Packet> p, const RocePfcNetDevice* src, Time txTime)
 {
     if (m_nDevices < 2)
     {
-        return; // an unconnected end: the frame leaves into nothing
+        // An unconnected end: the frame leaves into nothing; on a cut link
+        // the local end's frames go to the peer's rank.
+        if (m_cut && (src == PeekPointer(m_devices[0]) || m_bothEnds))
+        {
+            m_remoteSend(p, txTime, src);
+        }
+        return;
     }
     RocePfcNetDevice* dst =
         (m_devices[0] == src) ? PeekPointer(m_devices[1]) : PeekPointer(m_devices[0]);
@@ -61,6 +69,39 @@ Time
 RoceChannel::GetDelay() const
 {
     return m_delay;
+}
+
+void
+RoceChannel::Cut(const RocePfcNetDevice* local, RemoteSendCallback send)
+{
+    ROCE_ERROR_IF(m_nDevices != 2 || m_cut,
+                  "RoceChannel::Cut: a link is cut once, with both ends attached");
+    ROCE_ERROR_IF(local != PeekPointer(m_devices[0]) && local != PeekPointer(m_devices[1]),
+                  "RoceChannel::Cut: the local device is not an end of this link");
+    if (local != PeekPointer(m_devices[0]))
+    {
+        std::swap(m_devices[0], m_devices[1]);
+    }
+    m_cut = true;
+    m_remoteSend = send;
+    m_nDevices = 1;
+}
+
+void
+RoceChannel::CutBothEnds(RemoteSendCallback send)
+{
+    ROCE_ERROR_IF(m_nDevices != 2 || m_cut,
+                  "RoceChannel::CutBothEnds: a link is cut once, with both ends attached");
+    m_cut = true;
+    m_bothEnds = true;
+    m_remoteSend = send;
+    m_nDevices = 1;
+}
+
+bool
+RoceChannel::IsCut() const
+{
+    return m_cut;
 }
 
 void
@@ -82,7 +123,7 @@ RoceChannel::IsLinkUp() const
 Ptr<RocePfcNetDevice>
 RoceChannel::GetPeer(const RocePfcNetDevice* device) const
 {
-    if (m_nDevices < 2)
+    if (GetNDevices() < 2)
     {
         return nullptr;
     }
@@ -92,13 +133,13 @@ RoceChannel::GetPeer(const RocePfcNetDevice* device) const
 std::size_t
 RoceChannel::GetNDevices() const
 {
-    return m_nDevices;
+    return m_cut ? 2 : m_nDevices;
 }
 
 Ptr<NetDevice>
 RoceChannel::GetDevice(std::size_t i) const
 {
-    return i < m_nDevices ? m_devices[i] : nullptr;
+    return i < GetNDevices() ? m_devices[i] : nullptr;
 }
 
 void
@@ -107,6 +148,9 @@ RoceChannel::DoDispose()
     m_devices[0] = nullptr;
     m_devices[1] = nullptr;
     m_nDevices = 0;
+    m_cut = false;
+    m_bothEnds = false;
+    m_remoteSend = RemoteSendCallback();
     Channel::DoDispose();
 }
 

@@ -4,6 +4,7 @@
 #ifndef ROCE_CHANNEL_H
 #define ROCE_CHANNEL_H
 
+#include "ns3/callback.h"
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
@@ -25,6 +26,13 @@ class Packet;
  * receive event at the peer. A hop therefore costs one receive event here,
  * plus one transmit-complete event at the sender only when another frame
  * waits there to follow it.
+ *
+ * A link on the cut of a distributed run (its ends on two MPI ranks) is
+ * Cut(): both devices stay attached, so the routing helpers and GetPeer()
+ * see the peer as in one process, but only the local end transmits, into
+ * a callback that carries the frame to the peer's rank (RoceMpiLink); the
+ * peer's copy on this rank never receives. Transmit() keeps its one test
+ * on the forwarding path: a cut link counts one device for it.
  */
 class RoceChannel : public Channel
 {
@@ -55,6 +63,32 @@ class RoceChannel : public Channel
     Time GetDelay() const;
 
     /**
+     * Carries a frame of a cut link to the peer's rank: (frame, serialization
+     * time, sending device).
+     */
+    typedef Callback<void, Ptr<Packet>, Time, const RocePfcNetDevice*> RemoteSendCallback;
+
+    /**
+     * \brief Make this link one that crosses ranks: frames that the local
+     * end transmits go to send, and the other end's device on this rank
+     * (the peer's copy) sends nothing.
+     * \param local the end on this rank (attached)
+     * \param send where its frames go
+     */
+    void Cut(const RocePfcNetDevice* local, RemoteSendCallback send);
+
+    /**
+     * \brief Cut the link with both ends on this rank: frames of either end
+     * go to send, which delivers them (tests of the delivery order that a
+     * link between ranks keeps, in one process).
+     * \param send where the frames go
+     */
+    void CutBothEnds(RemoteSendCallback send);
+
+    /** \return true if Cut() made this link cross ranks */
+    bool IsCut() const;
+
+    /**
      * \brief Take the link down or bring it up: both ends at once (see
      * RocePfcNetDevice::SetLinkUp).
      * \param up the new state
@@ -79,8 +113,11 @@ class RoceChannel : public Channel
   private:
     Time m_delay;                                   //!< propagation delay
     std::array<Ptr<RocePfcNetDevice>, 2> m_devices; //!< the two ends
-    std::size_t m_nDevices{0};                      //!< ends attached
+    std::size_t m_nDevices{0};                      //!< ends that receive (1 on a cut link)
     bool m_up{true};                                //!< the link is up
+    bool m_cut{false};                              //!< the ends are on two ranks
+    bool m_bothEnds{false};                         //!< CutBothEnds(): both ends send
+    RemoteSendCallback m_remoteSend;                //!< a cut link's way to the peer's rank
 };
 
 } // namespace ns3

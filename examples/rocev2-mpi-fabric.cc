@@ -1,0 +1,325 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// One AI Zone split over MPI ranks: a PFC-heavy incast and a permutation
+// across the partition's cut, with results that do not depend on the
+// number of ranks.
+//
+//   ./rocev2 run rocev2-mpi-fabric                    # one process
+//   ./rocev2 run --mpi=2 rocev2-mpi-fabric            # two ranks (MPI build)
+//   ./rocev2 run --mpi=4 rocev2-mpi-fabric --partition=map:0,1,2,3,0,1,2,3
+//
+// The fabric is a 2-tier AI Zone (RoceAiZoneHelper) partitioned by
+// SetPartition: every rank builds the whole fabric, runs the nodes it owns,
+// and the links between ranks carry frames, PFC frames included, as MPI
+// messages (RoceMpiLink). GPUs in the racks of every other rank each WRITE
+// --size bytes to GPU 0, whose port pauses its leaf by PFC and backs the
+// pauses up across the cut; every GPU also WRITEs --permutation bytes to
+// the GPU half the fabric away. Rank 0 gathers every flow's completion
+// time and every device's PFC counters and writes them, sorted, to stdout
+// and --json: the same file on 1, 2 or 4 ranks (check/mpi compares them).
+#include "rocev2-example-args.h"
+
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/rocev2-module.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+using namespace ns3;
+using namespace ns3::RoceExampleArgs;
+
+namespace
+{
+
+/** One WRITE of the scenario. */
+struct Flow
+{
+    uint32_t src{0};       //!< sending GPU
+    uint32_t dst{0};       //!< receiving GPU
+    uint64_t bytes{0};     //!< size
+    Ptr<RoceQueuePair> qp; //!< the sender's QP (on the sender's rank)
+    Time completed;        //!< completion time
+    bool done{false};      //!< completed successfully
+};
+
+/** \return the sorted, newline-joined lines of every rank's text (rank 0). */
+std::vector<std::string>
+SortedLines(const std::vector<std::string>& parts)
+{
+    std::vector<std::string> lines;
+    for (const std::string& part : parts)
+    {
+        std::istringstream in(part);
+        std::string line;
+        while (std::getline(in, line))
+        {
+            if (!line.empty())
+            {
+                lines.push_back(line);
+            }
+        }
+    }
+    std::sort(lines.begin(), lines.end());
+    return lines;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    RoceMpiHelper::Enable(&argc, &argv);
+    uint32_t gpus = 32;
+    uint32_t gpusPerServer = 2;
+    uint32_t servers = 2;
+    uint32_t uplinks = 4;
+    uint32_t ctsws = 4;
+    uint32_t incast = 8;
+    std::string sizeText = "4194304";
+    std::string permutationText = "131072";
+    std::string rate = "100Gbps";
+    std::string cc = "none";
+    std::string ctswDelay = "4us";
+    std::string partition = "racks";
+    std::string json;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("gpus", "GPUs of the zone", gpus);
+    cmd.AddValue("gpus-per-server", "GPUs (NICs) per server", gpusPerServer);
+    cmd.AddValue("servers", "Servers per rack", servers);
+    cmd.AddValue("uplinks", "Uplinks per RTSW", uplinks);
+    cmd.AddValue("ctsws", "CTSWs of the zone", ctsws);
+    cmd.AddValue("incast", "GPUs, from the racks of other ranks, that WRITE to GPU 0", incast);
+    cmd.AddValue("size", "Bytes each incast sender WRITEs", sizeText);
+    cmd.AddValue("permutation",
+                 "Bytes every GPU WRITEs to the GPU half the zone away (0: none)",
+                 permutationText);
+    cmd.AddValue("rate", "Link rate", rate);
+    cmd.AddValue("cc", "Congestion control of the QPs (none, dcqcn, hpcc, timely, dctcp)", cc);
+    cmd.AddValue("ctsw-delay",
+                 "Delay of the RTSW-CTSW links (the cut of a racks partition: the lookahead)",
+                 ctswDelay);
+    cmd.AddValue("partition",
+                 "How to split the zone over the ranks: none, racks, auto or map:R0,R1,... (a "
+                 "rank per rack)",
+                 partition);
+    cmd.AddValue("json", "Write the results as JSON to this file (rank 0)", json);
+    RoceExampleArgs::CheckAttributeFlags(argc, argv);
+    cmd.Parse(argc, argv);
+
+    const uint64_t size = ParseBytes("size", sizeText);
+    const uint64_t permutation =
+        permutationText == "0" ? 0 : ParseBytes("permutation", permutationText);
+    const uint32_t rank = RoceMpiHelper::GetRank();
+    const uint32_t ranks = RoceMpiHelper::GetSize();
+
+    RoceAiZoneHelper zoneHelper;
+    zoneHelper.SetGpusPerServer(gpusPerServer);
+    zoneHelper.SetServersPerRack(servers);
+    zoneHelper.SetUplinks(uplinks);
+    zoneHelper.SetCtsws(ctsws);
+    zoneHelper.SetGpus(gpus);
+    zoneHelper.SetLinkRate(ParseRate("rate", rate));
+    zoneHelper.SetLinkDelay(RoceAiZoneHelper::CTSW, ParseTime("ctsw-delay", ctswDelay));
+    zoneHelper.SetPartition(partition);
+    RoceExampleArgs::SetZoneCongestionControl(zoneHelper, cc);
+    const auto wallStart = std::chrono::steady_clock::now();
+    RoceAiZone zone = zoneHelper.Build();
+    ROCE_ERROR_IF(incast + 1 > gpus, "--incast=" << incast << " needs more than --gpus=" << gpus);
+
+    // The incast senders: GPUs from the far end of the zone (the last racks,
+    // on other ranks than GPU 0 when the zone is split), one per server.
+    std::vector<Flow> flows;
+    for (uint32_t k = 0; k < incast; ++k)
+    {
+        const uint32_t src = gpus - 1 - (k * gpusPerServer) % (gpus - 1);
+        flows.push_back(Flow{src, 0, size, nullptr, Time(), false});
+    }
+    if (permutation > 0)
+    {
+        for (uint32_t g = 0; g < gpus; ++g)
+        {
+            flows.push_back(Flow{g, (g + gpus / 2) % gpus, permutation, nullptr, Time(), false});
+        }
+    }
+    // Every rank creates every QP, in one order, so QP numbers and UDP ports
+    // (ECMP) are those of a one-process run; only the sender's rank posts.
+    RoceHelper& roce = zoneHelper.GetRoceHelper();
+    for (Flow& f : flows)
+    {
+        f.qp = roce.CreateQp(zone.GetNic(f.src), zone.GetNic(f.dst)).first;
+    }
+    for (Flow& f : flows)
+    {
+        if (RoceMpiHelper::IsLocal(zone.GetServer(f.src)))
+        {
+            Flow* p = &f;
+            f.qp->PostWrite(f.bytes,
+                            Callback<void, const RoceCompletion&>([p](const RoceCompletion& c) {
+                                p->completed = c.completed;
+                                p->done = c.success;
+                            }));
+        }
+    }
+    if (rank == 0)
+    {
+        std::cout << "rocev2-mpi-fabric: " << gpus << " GPUs, " << flows.size() << " flows ("
+                  << incast << " x " << size << " B incast to GPU 0"
+                  << (permutation ? ", permutation of " + std::to_string(permutation) + " B" : "")
+                  << "), cc " << cc << ", " << ranks << " rank(s)\n";
+    }
+    if (rank == 0)
+    {
+        zone.PrintPartition(std::cout);
+    }
+
+    Simulator::Run();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+
+    // This rank's part: its flows and the PFC counters of its devices.
+    std::ostringstream flowText;
+    for (std::size_t i = 0; i < flows.size(); ++i)
+    {
+        const Flow& f = flows[i];
+        if (!RoceMpiHelper::IsLocal(zone.GetServer(f.src)))
+        {
+            continue;
+        }
+        const RoceQueuePair::Stats& s = f.qp->GetStats();
+        flowText << std::setw(6) << std::setfill('0') << i << std::setfill(' ') << " " << f.src
+                 << " " << f.dst << " " << f.bytes << " " << (f.done ? "ok" : "FAILED") << " "
+                 << f.completed.GetNanoSeconds() << " " << s.retransmittedPackets << " "
+                 << s.cnpReceived << "\n";
+    }
+    std::ostringstream pfcText;
+    uint64_t hops = 0;
+    uint64_t pauses = 0;
+    uint64_t drops = 0;
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        if (!RoceMpiHelper::IsLocal(node))
+        {
+            continue;
+        }
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            Ptr<RocePfcNetDevice> dev = DynamicCast<RocePfcNetDevice>(node->GetDevice(d));
+            if (!dev)
+            {
+                continue;
+            }
+            hops += dev->GetTxFrames();
+            const RocePfcNetDevice::PfcStats ps = dev->GetPfcStats();
+            uint64_t tx = 0;
+            uint64_t rx = 0;
+            int64_t paused = 0;
+            for (uint32_t p = 0; p < ps.pauseTx.size(); ++p)
+            {
+                tx += ps.pauseTx[p];
+                rx += ps.pauseRx[p];
+                paused += ps.pausedTime[p].GetNanoSeconds();
+            }
+            pauses += tx;
+            if (tx + rx > 0)
+            {
+                pfcText << std::setw(6) << std::setfill('0') << n << std::setfill(' ') << " " << d
+                        << " " << tx << " " << rx << " " << paused << "\n";
+            }
+        }
+    }
+    const RoceInvariantReport invariants = RoceInvariants::Check(false);
+    drops = RoceFabricStats::Collect().drops;
+    const std::vector<std::string> flowLines = SortedLines(RoceMpiHelper::Gather(flowText.str()));
+    const std::vector<std::string> pfcLines = SortedLines(RoceMpiHelper::Gather(pfcText.str()));
+    const std::vector<uint64_t> sums = RoceMpiHelper::Sum({hops,
+                                                           pauses,
+                                                           drops,
+                                                           invariants.Ok() ? 0u : 1u,
+                                                           RoceMpiHelper::GetCutFramesSent(),
+                                                           RoceMpiHelper::GetCutPfcFramesSent()});
+
+    int status = 0;
+    if (rank == 0)
+    {
+        uint64_t failed = 0;
+        int64_t lastNs = 0;
+        for (const std::string& l : flowLines)
+        {
+            std::istringstream in(l);
+            std::string id;
+            std::string src;
+            std::string dst;
+            std::string bytes;
+            std::string state;
+            int64_t ns = 0;
+            in >> id >> src >> dst >> bytes >> state >> ns;
+            failed += state == "ok" ? 0 : 1;
+            lastNs = std::max(lastNs, ns);
+        }
+        std::cout << "  " << flowLines.size() << " flows, last completion " << lastNs / 1e3
+                  << " us, " << failed << " failed; " << sums[0] << " packet hops, " << sums[1]
+                  << " PFC pauses, " << sums[2] << " drops; " << sums[4]
+                  << " frames crossed ranks (" << sums[5] << " PFC)\n"
+                  << "  wall " << std::fixed << std::setprecision(3) << wall << " s on rank 0\n"
+                  << "# invariants: " << (sums[3] == 0 ? "ok" : "VIOLATED") << " on " << ranks
+                  << " rank(s)\n";
+        if (!json.empty())
+        {
+            std::ofstream out(json);
+            ROCE_ERROR_IF(!out, "cannot write --json=" << json);
+            out << "{\n  \"gpus\": " << gpus << ",\n  \"incast\": " << incast
+                << ",\n  \"size\": " << size << ",\n  \"permutation\": " << permutation
+                << ",\n  \"cc\": \"" << cc << "\",\n  \"packet_hops\": " << sums[0]
+                << ",\n  \"pfc_pauses\": " << sums[1] << ",\n  \"drops\": " << sums[2]
+                << ",\n  \"flows\": [";
+            const char* sep = "\n    ";
+            for (const std::string& l : flowLines)
+            {
+                std::istringstream in(l);
+                std::string id;
+                std::string state;
+                uint64_t src = 0;
+                uint64_t dst = 0;
+                uint64_t bytes = 0;
+                int64_t ns = 0;
+                uint64_t retx = 0;
+                uint64_t cnp = 0;
+                in >> id >> src >> dst >> bytes >> state >> ns >> retx >> cnp;
+                out << sep << "{\"src\": " << src << ", \"dst\": " << dst
+                    << ", \"bytes\": " << bytes
+                    << ", \"ok\": " << (state == "ok" ? "true" : "false") << ", \"fct_ns\": " << ns
+                    << ", \"retransmits\": " << retx << ", \"cnp\": " << cnp << "}";
+                sep = ",\n    ";
+            }
+            out << "\n  ],\n  \"pfc\": [";
+            sep = "\n    ";
+            for (const std::string& l : pfcLines)
+            {
+                std::istringstream in(l);
+                uint64_t node = 0;
+                uint64_t dev = 0;
+                uint64_t tx = 0;
+                uint64_t rx = 0;
+                int64_t paused = 0;
+                in >> node >> dev >> tx >> rx >> paused;
+                out << sep << "{\"node\": " << node << ", \"device\": " << dev
+                    << ", \"pause_tx\": " << tx << ", \"pause_rx\": " << rx
+                    << ", \"paused_ns\": " << paused << "}";
+                sep = ",\n    ";
+            }
+            out << "\n  ],\n  \"invariants_ok\": " << (sums[3] == 0 ? "true" : "false") << "\n}\n";
+        }
+        status = (failed == 0 && flowLines.size() == flows.size() && sums[3] == 0) ? 0 : 1;
+    }
+    Simulator::Destroy();
+    RoceMpiHelper::Disable();
+    return status;
+}
