@@ -75,6 +75,10 @@ int
 main(int argc, char* argv[])
 {
     RoceMpiHelper::Enable(&argc, &argv);
+    uint32_t tiers = 2;
+    uint32_t zones = 1;
+    double oversub = 7;
+    std::string preset;
     uint32_t gpus = 32;
     uint32_t gpusPerServer = 2;
     uint32_t servers = 2;
@@ -90,7 +94,14 @@ main(int argc, char* argv[])
     std::string json;
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("gpus", "GPUs of the zone", gpus);
+    cmd.AddValue("tiers", "2 (one zone) or 3 (zones joined by ATSWs)", tiers);
+    cmd.AddValue("zones", "Zones (3 tiers)", zones);
+    cmd.AddValue("oversub", "CTSW down:up capacity (3 tiers)", oversub);
+    cmd.AddValue("preset",
+                 "One of Meta's layouts (meta-zone-3072, meta-cluster-24k) instead of the shape "
+                 "flags",
+                 preset);
+    cmd.AddValue("gpus", "GPUs of the fabric", gpus);
     cmd.AddValue("gpus-per-server", "GPUs (NICs) per server", gpusPerServer);
     cmd.AddValue("servers", "Servers per rack", servers);
     cmd.AddValue("uplinks", "Uplinks per RTSW", uplinks);
@@ -106,8 +117,8 @@ main(int argc, char* argv[])
                  "Delay of the RTSW-CTSW links (the cut of a racks partition: the lookahead)",
                  ctswDelay);
     cmd.AddValue("partition",
-                 "How to split the zone over the ranks: none, racks, auto or map:R0,R1,... (a "
-                 "rank per rack)",
+                 "How to split the fabric over the ranks: none, racks, zones (3 tiers), auto or "
+                 "map:R0,R1,... (a rank per rack)",
                  partition);
     cmd.AddValue("json", "Write the results as JSON to this file (rank 0)", json);
     RoceExampleArgs::CheckAttributeFlags(argc, argv);
@@ -120,17 +131,29 @@ main(int argc, char* argv[])
     const uint32_t ranks = RoceMpiHelper::GetSize();
 
     RoceAiZoneHelper zoneHelper;
-    zoneHelper.SetGpusPerServer(gpusPerServer);
-    zoneHelper.SetServersPerRack(servers);
-    zoneHelper.SetUplinks(uplinks);
-    zoneHelper.SetCtsws(ctsws);
-    zoneHelper.SetGpus(gpus);
+    if (!preset.empty())
+    {
+        zoneHelper.SetPreset(preset);
+    }
+    else
+    {
+        zoneHelper.SetTiers(tiers);
+        zoneHelper.SetZones(zones);
+        zoneHelper.SetGpusPerServer(gpusPerServer);
+        zoneHelper.SetServersPerRack(servers);
+        zoneHelper.SetUplinks(uplinks);
+        zoneHelper.SetCtsws(ctsws);
+        zoneHelper.SetGpus(gpus);
+        zoneHelper.SetOversubscription(oversub);
+    }
     zoneHelper.SetLinkRate(ParseRate("rate", rate));
     zoneHelper.SetLinkDelay(RoceAiZoneHelper::CTSW, ParseTime("ctsw-delay", ctswDelay));
     zoneHelper.SetPartition(partition);
     RoceExampleArgs::SetZoneCongestionControl(zoneHelper, cc);
     const auto wallStart = std::chrono::steady_clock::now();
     RoceAiZone zone = zoneHelper.Build();
+    gpus = zone.GetNGpus();
+    gpusPerServer = zone.gpusPerServer;
     ROCE_ERROR_IF(incast + 1 > gpus, "--incast=" << incast << " needs more than --gpus=" << gpus);
 
     // The incast senders: GPUs from the far end of the zone (the last racks,

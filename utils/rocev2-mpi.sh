@@ -129,6 +129,14 @@ setup_mpi() {
         { cat "$dir/configure.log" >&2; die "setup --mpi: configuring the MPI module failed"; }
     cmake --build "$dir/build" -j "$jobs" || die "setup --mpi: building the MPI module failed"
     cmake --install "$dir/build" >/dev/null || die "setup --mpi: installing into $dir failed"
+    # Keep src/mpi (and Debian's packaging notes); the rest of the 200 MB tree
+    # and the downloaded archives are not needed again.
+    local tree="${src%/src/mpi}"
+    find "$tree" -mindepth 1 -maxdepth 1 ! -name src -exec rm -rf {} +
+    find "$tree/src" -mindepth 1 -maxdepth 1 ! -name mpi -exec rm -rf {} +
+    find "$dir/source" -mindepth 1 -maxdepth 1 ! -name "$(basename "$tree")" ! -name debian \
+        -exec rm -rf {} +
+    rm -rf "$dir/download" "$dir"/ns3_*.tar.* "$dir"/ns3_*.dsc
     echo "ns3 $version src/mpi, built $(date -u +%Y-%m-%dT%H:%M:%SZ) in $((SECONDS - start)) s" \
         >"$dir/stamp"
     info "setup --mpi: done in $((SECONDS - start)) s ($dir)"
