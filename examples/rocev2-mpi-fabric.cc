@@ -206,8 +206,13 @@ main(int argc, char* argv[])
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
-    // This rank's part: its flows and the PFC counters of its devices.
+    // This rank's part, as lines "KEY {JSON object}" that rank 0 sorts by
+    // KEY (flow index; node id and device): its flows and the PFC counters
+    // of its devices.
     std::ostringstream flowText;
+    uint64_t failed = 0;
+    uint64_t localFlows = 0;
+    uint64_t lastNs = 0;
     for (std::size_t i = 0; i < flows.size(); ++i)
     {
         const Flow& f = flows[i];
@@ -216,15 +221,19 @@ main(int argc, char* argv[])
             continue;
         }
         const RoceQueuePair::Stats& s = f.qp->GetStats();
-        flowText << std::setw(6) << std::setfill('0') << i << std::setfill(' ') << " " << f.src
-                 << " " << f.dst << " " << f.bytes << " " << (f.done ? "ok" : "FAILED") << " "
-                 << f.completed.GetNanoSeconds() << " " << s.retransmittedPackets << " "
-                 << s.cnpReceived << "\n";
+        ++localFlows;
+        failed += f.done ? 0 : 1;
+        lastNs = std::max<uint64_t>(lastNs, f.completed.GetNanoSeconds());
+        flowText << std::setw(8) << std::setfill('0') << i << std::setfill(' ')
+                 << " {\"src\": " << f.src << ", \"dst\": " << f.dst << ", \"bytes\": " << f.bytes
+                 << ", \"ok\": " << (f.done ? "true" : "false")
+                 << ", \"fct_ns\": " << f.completed.GetNanoSeconds()
+                 << ", \"retransmits\": " << s.retransmittedPackets
+                 << ", \"cnp\": " << s.cnpReceived << "}\n";
     }
     std::ostringstream pfcText;
     uint64_t hops = 0;
     uint64_t pauses = 0;
-    uint64_t drops = 0;
     for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
     {
         Ptr<Node> node = NodeList::GetNode(n);
@@ -253,13 +262,15 @@ main(int argc, char* argv[])
             pauses += tx;
             if (tx + rx > 0)
             {
-                pfcText << std::setw(6) << std::setfill('0') << n << std::setfill(' ') << " " << d
-                        << " " << tx << " " << rx << " " << paused << "\n";
+                pfcText << std::setw(8) << std::setfill('0') << n << std::setw(4) << d
+                        << std::setfill(' ') << " {\"node\": " << n << ", \"device\": " << d
+                        << ", \"pause_tx\": " << tx << ", \"pause_rx\": " << rx
+                        << ", \"paused_ns\": " << paused << "}\n";
             }
         }
     }
     const RoceInvariantReport invariants = RoceInvariants::Check(false);
-    drops = RoceFabricStats::Collect().drops;
+    const uint64_t drops = RoceFabricStats::Collect().drops;
     const std::vector<std::string> flowLines = SortedLines(RoceMpiHelper::Gather(flowText.str()));
     const std::vector<std::string> pfcLines = SortedLines(RoceMpiHelper::Gather(pfcText.str()));
     const std::vector<uint64_t> sums = RoceMpiHelper::Sum({hops,
@@ -267,28 +278,16 @@ main(int argc, char* argv[])
                                                            drops,
                                                            invariants.Ok() ? 0u : 1u,
                                                            RoceMpiHelper::GetCutFramesSent(),
-                                                           RoceMpiHelper::GetCutPfcFramesSent()});
+                                                           RoceMpiHelper::GetCutPfcFramesSent(),
+                                                           failed,
+                                                           localFlows});
+    lastNs = RoceMpiHelper::Max({lastNs})[0];
 
     int status = 0;
     if (rank == 0)
     {
-        uint64_t failed = 0;
-        int64_t lastNs = 0;
-        for (const std::string& l : flowLines)
-        {
-            std::istringstream in(l);
-            std::string id;
-            std::string src;
-            std::string dst;
-            std::string bytes;
-            std::string state;
-            int64_t ns = 0;
-            in >> id >> src >> dst >> bytes >> state >> ns;
-            failed += state == "ok" ? 0 : 1;
-            lastNs = std::max(lastNs, ns);
-        }
-        std::cout << "  " << flowLines.size() << " flows, last completion " << lastNs / 1e3
-                  << " us, " << failed << " failed; " << sums[0] << " packet hops, " << sums[1]
+        std::cout << "  " << sums[7] << " flows, last completion " << lastNs / 1e3 << " us, "
+                  << sums[6] << " failed; " << sums[0] << " packet hops, " << sums[1]
                   << " PFC pauses, " << sums[2] << " drops; " << sums[4]
                   << " frames crossed ranks (" << sums[5] << " PFC)\n"
                   << "  wall " << std::fixed << std::setprecision(3) << wall << " s on rank 0\n"
@@ -301,46 +300,23 @@ main(int argc, char* argv[])
             out << "{\n  \"gpus\": " << gpus << ",\n  \"incast\": " << incast
                 << ",\n  \"size\": " << size << ",\n  \"permutation\": " << permutation
                 << ",\n  \"cc\": \"" << cc << "\",\n  \"packet_hops\": " << sums[0]
-                << ",\n  \"pfc_pauses\": " << sums[1] << ",\n  \"drops\": " << sums[2]
-                << ",\n  \"flows\": [";
-            const char* sep = "\n    ";
-            for (const std::string& l : flowLines)
+                << ",\n  \"pfc_pauses\": " << sums[1] << ",\n  \"drops\": " << sums[2];
+            // Each line's JSON object follows its sort key and a blank.
+            for (const auto& [name, lines] :
+                 {std::pair{"flows", &flowLines}, std::pair{"pfc", &pfcLines}})
             {
-                std::istringstream in(l);
-                std::string id;
-                std::string state;
-                uint64_t src = 0;
-                uint64_t dst = 0;
-                uint64_t bytes = 0;
-                int64_t ns = 0;
-                uint64_t retx = 0;
-                uint64_t cnp = 0;
-                in >> id >> src >> dst >> bytes >> state >> ns >> retx >> cnp;
-                out << sep << "{\"src\": " << src << ", \"dst\": " << dst
-                    << ", \"bytes\": " << bytes
-                    << ", \"ok\": " << (state == "ok" ? "true" : "false") << ", \"fct_ns\": " << ns
-                    << ", \"retransmits\": " << retx << ", \"cnp\": " << cnp << "}";
-                sep = ",\n    ";
+                out << ",\n  \"" << name << "\": [";
+                const char* sep = "\n    ";
+                for (const std::string& l : *lines)
+                {
+                    out << sep << l.substr(l.find(' ') + 1);
+                    sep = ",\n    ";
+                }
+                out << "\n  ]";
             }
-            out << "\n  ],\n  \"pfc\": [";
-            sep = "\n    ";
-            for (const std::string& l : pfcLines)
-            {
-                std::istringstream in(l);
-                uint64_t node = 0;
-                uint64_t dev = 0;
-                uint64_t tx = 0;
-                uint64_t rx = 0;
-                int64_t paused = 0;
-                in >> node >> dev >> tx >> rx >> paused;
-                out << sep << "{\"node\": " << node << ", \"device\": " << dev
-                    << ", \"pause_tx\": " << tx << ", \"pause_rx\": " << rx
-                    << ", \"paused_ns\": " << paused << "}";
-                sep = ",\n    ";
-            }
-            out << "\n  ],\n  \"invariants_ok\": " << (sums[3] == 0 ? "true" : "false") << "\n}\n";
+            out << ",\n  \"invariants_ok\": " << (sums[3] == 0 ? "true" : "false") << "\n}\n";
         }
-        status = (failed == 0 && flowLines.size() == flows.size() && sums[3] == 0) ? 0 : 1;
+        status = (sums[6] == 0 && sums[7] == flows.size() && sums[3] == 0) ? 0 : 1;
     }
     Simulator::Destroy();
     RoceMpiHelper::Disable();

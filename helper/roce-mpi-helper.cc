@@ -166,24 +166,47 @@ RoceMpiHelper::Gather(const std::string& text)
     return {text};
 }
 
+namespace
+{
+
+/**
+ * \param values this rank's values \param sum true: sums, false: maxima
+ * \return on rank 0 the reduction over the ranks; elsewhere the values
+ */
+std::vector<uint64_t>
+Reduce(const std::vector<uint64_t>& values, bool sum)
+{
+#ifdef NS3_MPI
+    if (RoceMpiHelper::GetSize() > 1)
+    {
+        std::vector<uint64_t> all(values.size(), 0);
+        MPI_Reduce(values.data(),
+                   all.data(),
+                   static_cast<int>(values.size()),
+                   MPI_UINT64_T,
+                   sum ? MPI_SUM : MPI_MAX,
+                   0,
+                   MpiInterface::GetCommunicator());
+        return RoceMpiHelper::GetRank() == 0 ? all : values;
+    }
+#else
+    (void)sum;
+#endif
+    return values;
+}
+
+} // namespace
+
 std::vector<uint64_t>
 RoceMpiHelper::Sum(const std::vector<uint64_t>& values)
 {
-#ifdef NS3_MPI
-    if (GetSize() > 1)
-    {
-        std::vector<uint64_t> sums(values.size(), 0);
-        MPI_Reduce(values.data(),
-                   sums.data(),
-                   static_cast<int>(values.size()),
-                   MPI_UINT64_T,
-                   MPI_SUM,
-                   0,
-                   MpiInterface::GetCommunicator());
-        return GetRank() == 0 ? sums : values;
-    }
-#endif
-    return values;
+    return Reduce(values, true);
+}
+
+std::vector<uint64_t>
+RoceMpiHelper::Max(const std::vector<uint64_t>& values)
+{
+    return Reduce(values, false);
 }
 
 void

@@ -82,6 +82,11 @@ class RoceMpiHelper
      * \return on rank 0 their sums over the ranks; elsewhere these values
      */
     static std::vector<uint64_t> Sum(const std::vector<uint64_t>& values);
+    /**
+     * \param values this rank's values
+     * \return on rank 0 their maxima over the ranks; elsewhere these values
+     */
+    static std::vector<uint64_t> Max(const std::vector<uint64_t>& values);
     /** \brief Wait until every rank is here (nothing without MPI). */
     static void Barrier();
     /** \return frames this rank sent over the cut (0 without MPI) */
