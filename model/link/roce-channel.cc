@@ -48,12 +48,7 @@ RoceChannel::Transmit(Ptr<Packet> p, const RocePfcNetDevice* src, Time txTime)
 {
     if (m_nDevices < 2)
     {
-        // An unconnected end: the frame leaves into nothing; on a cut link
-        // the local end's frames go to the peer's rank.
-        if (m_cut && (src == PeekPointer(m_devices[0]) || m_bothEnds))
-        {
-            m_remoteSend(p, txTime, src);
-        }
+        TransmitElsewhere(p, src, txTime);
         return;
     }
     RocePfcNetDevice* dst =
@@ -63,6 +58,19 @@ RoceChannel::Transmit(Ptr<Packet> p, const RocePfcNetDevice* src, Time txTime)
                                    &RocePfcNetDevice::Receive,
                                    dst,
                                    p);
+}
+
+void
+RoceChannel::TransmitElsewhere(const Ptr<Packet>& p,
+                               const RocePfcNetDevice* src,
+                               const Time& txTime)
+{
+    // An unconnected end: the frame leaves into nothing; on a cut link the
+    // local end's frames go to the peer's rank.
+    if (m_cut && (src == PeekPointer(m_devices[0]) || m_bothEnds))
+    {
+        m_remoteSend(p, txTime, src);
+    }
 }
 
 Time
@@ -123,7 +131,8 @@ RoceChannel::IsLinkUp() const
 Ptr<RocePfcNetDevice>
 RoceChannel::GetPeer(const RocePfcNetDevice* device) const
 {
-    if (GetNDevices() < 2)
+    // Both ends attached (a cut link's included) exactly when the second is set.
+    if (!m_devices[1])
     {
         return nullptr;
     }

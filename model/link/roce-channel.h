@@ -111,6 +111,15 @@ class RoceChannel : public Channel
     void DoDispose() override;
 
   private:
+    /**
+     * \brief Transmit() of an end without a peer on this rank: nothing, or
+     * the cut link's callback. Out of line, off the forwarding path.
+     * \param p the frame \param src the sending device \param txTime its serialization time
+     */
+    [[gnu::noinline]] void TransmitElsewhere(const Ptr<Packet>& p,
+                                             const RocePfcNetDevice* src,
+                                             const Time& txTime);
+
     Time m_delay;                                   //!< propagation delay
     std::array<Ptr<RocePfcNetDevice>, 2> m_devices; //!< the two ends
     std::size_t m_nDevices{0};                      //!< ends that receive (1 on a cut link)
