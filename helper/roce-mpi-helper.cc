@@ -104,8 +104,10 @@ RoceMpiHelper::ConnectCut(Ptr<RoceChannel> channel,
                       << b->GetNode()->GetId() << " (rank " << rb
                       << ") is on the cut with a delay of 0; a link between ranks needs a "
                          "positive delay (it is the lookahead of the distributed simulator)");
-    for (const auto& [node, rank] : {std::pair{a->GetNode(), ra}, std::pair{b->GetNode(), rb}})
+    for (const auto& end : {std::pair{a->GetNode(), ra}, std::pair{b->GetNode(), rb}})
     {
+        const Ptr<Node> node = end.first;
+        const uint32_t rank = end.second;
         ROCE_ERROR_IF(rank >= size,
                       "partition: node "
                           << node->GetId() << " is on rank " << rank << " but the run has " << size

@@ -84,8 +84,9 @@ class OrderedSchedulerRulesTestCase : public TestCase
                 Simulator::Schedule(NanoSeconds(40), mark('r'));
             });
             Simulator::Run();
+            const std::string expected = keyed ? "rcab" : "crab";
             NS_TEST_ASSERT_MSG_EQ(order,
-                                  keyed ? std::string("rcab") : std::string("crab"),
+                                  expected,
                                   "order of simultaneous events (keyed = " << keyed << ")");
             Simulator::Destroy();
             NS_TEST_ASSERT_MSG_EQ(RoceOrderedScheduler::IsActive(),
