@@ -213,3 +213,42 @@ TEST(AiZoneHelperErrorTest, MemoryGuardRefusesBeforeBuilding)
     unsetenv("ROCEV2_MEMORY_LIMIT");
     EXPECT_GT(RoceResourceGuard::GetLimit(), 0u) << "MemAvailable of /proc/meminfo";
 }
+
+TEST(AiZoneHelperErrorTest, PartitionRefusals)
+{
+    // 64 GPUs: 4 racks, 16 CTSWs. A racks partition over 2 ranks cuts
+    // RTSW-CTSW links: with a delay of 0 it has no lookahead.
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) {
+                          h.SetPartition("racks", 2);
+                          h.SetLinkDelay(RoceAiZoneHelper::CTSW, Seconds(0));
+                      }),
+                      "partition: the link between node [0-9]+ \\(rank [01]\\) and node [0-9]+ "
+                      "\\(rank [01]\\) is on the cut with a delay of 0; a link between ranks "
+                      "needs a positive delay");
+    Simulator::Destroy();
+    // In a one-process run, a node on rank 1 cannot run.
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) { h.SetPartition("racks", 2); }),
+                      "is on rank 1 but the run has 1 rank");
+    Simulator::Destroy();
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) { h.SetPartition("halves"); }),
+                      "partition 'halves' is unknown; use none, racks, zones, auto or map");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) { h.SetPartition("racks", 8); }),
+                      "partition 'racks' needs at least as many racks as ranks; got 4 rack\\(s\\) "
+                      "for 8 ranks");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) { h.SetPartition("zones", 2); }),
+                      "partition 'zones' needs a 3-tier fabric with at least as many zones as "
+                      "ranks; got 1 zone\\(s\\) for 2 ranks");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) { h.SetPartition("map:0,1,x,1", 2); }),
+                      "partition map item 3 'x' is not a rank number");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) { h.SetPartition("map:0,1,1", 2); }),
+                      "partition map names 3 racks; the fabric has 4");
+    EXPECT_ROCE_ERROR(BuildWith([](RoceAiZoneHelper& h) { h.SetPartition("map:0,1,2,1", 2); }),
+                      "partition map gives rack 2 rank 2 but the run has 2 ranks");
+    Simulator::Destroy();
+    // Any partition on one rank is every node on rank 0.
+    BuildWith([](RoceAiZoneHelper& h) { h.SetPartition("racks"); });
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        EXPECT_EQ(NodeList::GetNode(n)->GetSystemId(), 0u);
+    }
+}
