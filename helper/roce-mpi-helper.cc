@@ -25,6 +25,20 @@ RoceMpiHelper::Enable(int* argc, char*** argv)
 {
     GlobalValue::Bind("SchedulerType", StringValue("ns3::RoceOrderedScheduler"));
 #ifdef NS3_MPI
+    // ns-3's MPI layer picks its protocol from SimulatorImplementationType
+    // when enabled, before the program's CommandLine runs: check the flag here.
+    // The null-message engine peeks at the event queue from inside events and
+    // inserts received frames between events without peeking, which the
+    // RoceOrderedScheduler's rule for "outside an event" cannot follow.
+    const std::string flag = "--SimulatorImplementationType=";
+    for (int i = 1; argc && argv && i < *argc; ++i)
+    {
+        const std::string arg = (*argv)[i];
+        ROCE_ERROR_IF(arg.rfind(flag, 0) == 0 && arg != flag + "ns3::DistributedSimulatorImpl",
+                      arg << ": an MPI run of this module uses ns3::DistributedSimulatorImpl "
+                             "(granted time windows); ns3::NullMessageSimulatorImpl and "
+                             "others are not supported");
+    }
     GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DistributedSimulatorImpl"));
     MpiInterface::Enable(argc, argv);
 #else

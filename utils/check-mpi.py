@@ -9,6 +9,9 @@ determinism: rocev2-mpi-fabric (a PFC-heavy incast and a permutation across
   must cross ranks.
 zero-delay-cut: a partition whose cut has a link of delay 0 is refused on
   every rank with status 2 and a message naming the link and the rule.
+other-engine: ns-3's null-message engine is refused on every rank (the
+  event order that makes results independent of the ranks needs the
+  granted-time-window engine).
 """
 import argparse
 import os
@@ -81,9 +84,20 @@ def zero_delay_cut(exe, tmp):
     return failures
 
 
+def other_engine(exe, tmp):
+    rc, out, err = run(mpirun(2) + [exe, "--SimulatorImplementationType=ns3::NullMessageSimulatorImpl"],
+                       tmp)
+    want = ("--SimulatorImplementationType=ns3::NullMessageSimulatorImpl: an MPI run of this "
+            "module uses ns3::DistributedSimulatorImpl")
+    print(f"  null-message engine: exit {rc}; refused on {err.count(want)} rank(s)")
+    if rc == 0 or err.count(want) != 2:
+        return [f"the null-message engine was not refused on both ranks: {err.strip()[-600:]}"]
+    return []
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("check", choices=["determinism", "zero-delay-cut"])
+    ap.add_argument("check", choices=["determinism", "zero-delay-cut", "other-engine"])
     ap.add_argument("--exe", required=True, help="build-mpi/examples/rocev2-mpi-fabric")
     ap.add_argument("--plain", help="the plain build's rocev2-mpi-fabric, if built")
     a = ap.parse_args()
@@ -93,8 +107,10 @@ def main():
         if a.check == "determinism":
             print(f"reference: {'the plain build' if plain else 'the MPI build without mpirun'}")
             failures = determinism(exe, plain, tmp)
-        else:
+        elif a.check == "zero-delay-cut":
             failures = zero_delay_cut(exe, tmp)
+        else:
+            failures = other_engine(exe, tmp)
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0
