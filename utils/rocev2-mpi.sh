@@ -75,8 +75,10 @@ fetch_ns3_source() {
         (cd "$dl" && apt-get source --download-only -q "ns3=$version") ||
             die "setup --mpi: could not download the ns3 $version source package"
     fi
-    local dsc
-    dsc="$(ls "$dl"/ns3_*.dsc 2>/dev/null | head -n 1)"
+    local dsc="" f
+    for f in "$dl"/ns3_*.dsc; do
+        [[ -f $f ]] && dsc=$f
+    done
     [[ -n $dsc ]] || die "setup --mpi: no ns3 .dsc in $dl"
     rm -rf "$dir/source"
     info "setup --mpi: extracting $(basename "$dsc")"
