@@ -79,4 +79,14 @@ TEST(RoceErrorTest, AttributeValuesWithBlanks)
                       "RetransmitTimeout=1 us is not a valid value");
     EXPECT_ROCE_ERROR(RoceSetFactoryAttribute(qp, "RetryCount", StringValue(std::string(100, '1'))),
                       "RetryCount=1111.* is not a valid value");
+    // Every value type but a string: ns-3 reads one word and aborts on what
+    // follows (found by the command-line fuzzer: "100Gbps --g--gpus=256").
+    EXPECT_ROCE_ERROR(RoceSetFactoryAttribute(dev, "DataRate", StringValue("100Gbps --gpus=256")),
+                      "DataRate=100Gbps --gpus=256 is not a valid value \\(DataRate");
+    EXPECT_ROCE_ERROR(RoceSetFactoryAttribute(dev, "DataRate", StringValue("100Gbps\t1")),
+                      "is not a valid value");
+    // An Ipv4Address reads one word too.
+    ObjectFactory nic("ns3::RoceNetDevice");
+    EXPECT_ROCE_ERROR(RoceSetFactoryAttribute(nic, "Ipv4Address", StringValue("10.0.0.1 x")),
+                      "Ipv4Address=10.0.0.1 x is not a valid value");
 }

@@ -73,8 +73,13 @@ CheckedValue(TypeId tid, const std::string& name, const AttributeValue& value)
                              : type == "ns3::DoubleValue"    ? &doubleForm
                                                              : nullptr;
     // Long text is refused before the regex (which recurses per character).
-    const bool badForm = text != nullptr && form != nullptr &&
-                         (text->Get().size() > 64 || !std::regex_match(text->Get(), *form));
+    // Every value type but a string reads one word and aborts on anything
+    // after it (ns-3's ATTRIBUTE_HELPER_CPP: DataRate, addresses, ...).
+    const bool innerBlank = text != nullptr && type != "ns3::StringValue" &&
+                            text->Get().find_first_of(" \t\r\n\f\v") != std::string::npos;
+    const bool badForm =
+        innerBlank || (text != nullptr && form != nullptr &&
+                       (text->Get().size() > 64 || !std::regex_match(text->Get(), *form)));
     Ptr<AttributeValue> v =
         badForm ? nullptr : info.checker->CreateValidValue(text ? *text : value);
     if (!v)
