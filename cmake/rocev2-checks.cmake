@@ -529,10 +529,10 @@ _rocev2_abort_check(memory-guard-hpcc
 # One fabric over MPI ranks (the MPI build, build-mpi/: ./rocev2 test --mpi):
 # byte-identical results in one process (the plain build's example when
 # built, else this one without mpirun) and on 1, 2 and 4 ranks, PFC frames
-# across ranks, and the refusals of a zero-delay cut and of the null-message
-# engine (utils/check-mpi.py).
+# across ranks, and the refusals of a zero-delay cut, of the null-message
+# engine and of an example that does not split its fabric (utils/check-mpi.py).
 if(ROCEV2_MPI)
-  foreach(_check determinism zero-delay-cut other-engine)
+  foreach(_check determinism zero-delay-cut other-engine non-mpi-example)
     add_test(NAME mpi/${_check}
              COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-mpi.py ${_check}
                      --exe ${CMAKE_BINARY_DIR}/examples/rocev2-mpi-fabric

@@ -68,16 +68,6 @@ RoceMpiHelper::IsBuiltWithMpi()
 #endif
 }
 
-bool
-RoceMpiHelper::IsEnabled()
-{
-#ifdef NS3_MPI
-    return MpiInterface::IsEnabled();
-#else
-    return false;
-#endif
-}
-
 uint32_t
 RoceMpiHelper::GetRank()
 {
@@ -223,17 +213,6 @@ std::vector<uint64_t>
 RoceMpiHelper::Max(const std::vector<uint64_t>& values)
 {
     return Reduce(values, false);
-}
-
-void
-RoceMpiHelper::Barrier()
-{
-#ifdef NS3_MPI
-    if (GetSize() > 1)
-    {
-        MPI_Barrier(MpiInterface::GetCommunicator());
-    }
-#endif
 }
 
 uint64_t

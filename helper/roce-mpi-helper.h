@@ -50,8 +50,6 @@ class RoceMpiHelper
     static void Disable();
     /** \return true if the module was built with ns-3's MPI module */
     static bool IsBuiltWithMpi();
-    /** \return true between Enable() and Disable() of an MPI build */
-    static bool IsEnabled();
     /** \return this process's rank (0 without MPI) */
     static uint32_t GetRank();
     /** \return the number of ranks (1 without MPI) */
@@ -87,8 +85,6 @@ class RoceMpiHelper
      * \return on rank 0 their maxima over the ranks; elsewhere these values
      */
     static std::vector<uint64_t> Max(const std::vector<uint64_t>& values);
-    /** \brief Wait until every rank is here (nothing without MPI). */
-    static void Barrier();
     /** \return frames this rank sent over the cut (0 without MPI) */
     static uint64_t GetCutFramesSent();
     /** \return PFC frames among them */

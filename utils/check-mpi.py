@@ -12,6 +12,8 @@ zero-delay-cut: a partition whose cut has a link of delay 0 is refused on
 other-engine: ns-3's null-message engine is refused on every rank (the
   event order that makes results independent of the ranks needs the
   granted-time-window engine).
+non-mpi-example: ./rocev2 run --mpi=2 refuses an example that does not split
+  its fabric (each rank would run the whole simulation).
 """
 import argparse
 import os
@@ -95,9 +97,20 @@ def other_engine(exe, tmp):
     return []
 
 
+def non_mpi_example(exe, tmp):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    rc, out, err = run([os.path.join(root, "rocev2"), "run", "--mpi=2", "rocev2-incast"], tmp)
+    want = "rocev2-incast does not split its fabric over MPI ranks"
+    print(f"  ./rocev2 run --mpi=2 rocev2-incast: exit {rc}")
+    if rc != 2 or want not in err:
+        return [f"an example that never calls RoceMpiHelper::Enable was not refused: {err[-400:]}"]
+    return []
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("check", choices=["determinism", "zero-delay-cut", "other-engine"])
+    ap.add_argument("check",
+                    choices=["determinism", "zero-delay-cut", "other-engine", "non-mpi-example"])
     ap.add_argument("--exe", required=True, help="build-mpi/examples/rocev2-mpi-fabric")
     ap.add_argument("--plain", help="the plain build's rocev2-mpi-fabric, if built")
     a = ap.parse_args()
@@ -109,8 +122,10 @@ def main():
             failures = determinism(exe, plain, tmp)
         elif a.check == "zero-delay-cut":
             failures = zero_delay_cut(exe, tmp)
-        else:
+        elif a.check == "other-engine":
             failures = other_engine(exe, tmp)
+        else:
+            failures = non_mpi_example(exe, tmp)
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

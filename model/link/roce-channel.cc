@@ -106,12 +106,6 @@ RoceChannel::CutBothEnds(RemoteSendCallback send)
     m_nDevices = 1;
 }
 
-bool
-RoceChannel::IsCut() const
-{
-    return m_cut;
-}
-
 void
 RoceChannel::SetLinkUp(bool up)
 {

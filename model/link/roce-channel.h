@@ -85,9 +85,6 @@ class RoceChannel : public Channel
      */
     void CutBothEnds(RemoteSendCallback send);
 
-    /** \return true if Cut() made this link cross ranks */
-    bool IsCut() const;
-
     /**
      * \brief Take the link down or bring it up: both ends at once (see
      * RocePfcNetDevice::SetLinkUp).

@@ -23,9 +23,8 @@ namespace ns3
 namespace
 {
 
-uint64_t g_framesSent = 0;     //!< frames this rank sent to other ranks
-uint64_t g_framesReceived = 0; //!< frames this rank received from other ranks
-uint64_t g_pfcSent = 0;        //!< PFC frames among g_framesSent
+uint64_t g_framesSent = 0; //!< frames this rank sent to other ranks
+uint64_t g_pfcSent = 0;    //!< PFC frames among g_framesSent
 
 /**
  * What a frame on the cut carries besides itself: when it left, how long
@@ -127,7 +126,6 @@ struct RoceMpiLinkRx
     {
         RoceMpiOrderHeader h;
         p->RemoveHeader(h);
-        ++g_framesReceived;
         Time at = TimeStep(h.sentAt + h.txTime) + delay;
         if (h.hasKey && RoceOrderedScheduler::IsActive())
         {
@@ -188,12 +186,6 @@ uint64_t
 RoceMpiLink::GetPfcFramesSent()
 {
     return g_pfcSent;
-}
-
-uint64_t
-RoceMpiLink::GetFramesReceived()
-{
-    return g_framesReceived;
 }
 
 } // namespace ns3

@@ -49,8 +49,6 @@ class RoceMpiLink
     static uint64_t GetFramesSent();
     /** \return PFC frames among them */
     static uint64_t GetPfcFramesSent();
-    /** \return frames this rank received from other ranks */
-    static uint64_t GetFramesReceived();
 };
 
 } // namespace ns3
