@@ -532,7 +532,7 @@ _rocev2_abort_check(memory-guard-hpcc
 # across ranks, and the refusals of a zero-delay cut, of the null-message
 # engine and of an example that does not split its fabric (utils/check-mpi.py).
 if(ROCEV2_MPI)
-  foreach(_check determinism zero-delay-cut other-engine non-mpi-example)
+  foreach(_check determinism zero-delay-cut notify-delay other-engine non-mpi-example)
     add_test(NAME mpi/${_check}
              COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-mpi.py ${_check}
                      --exe ${CMAKE_BINARY_DIR}/examples/rocev2-mpi-fabric

@@ -1,9 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-// One AI Zone split over MPI ranks: a PFC-heavy incast and a permutation
-// across the partition's cut, with results that do not depend on the
-// number of ranks.
+// One AI Zone split over MPI ranks: a collective over every GPU, a
+// PFC-heavy incast and a permutation across the partition's cut, with
+// results that do not depend on the number of ranks.
 //
 //   ./rocev2 run rocev2-mpi-fabric                    # one process
 //   ./rocev2 run --mpi=2 rocev2-mpi-fabric            # two ranks (MPI build)
@@ -15,9 +15,13 @@
 // messages (RoceMpiLink). GPUs in the racks of every other rank each WRITE
 // --size bytes to GPU 0, whose port pauses its leaf by PFC and backs the
 // pauses up across the cut; every GPU also WRITEs --permutation bytes to
-// the GPU half the fabric away. Rank 0 gathers every flow's completion
-// time and every device's PFC counters and writes them, sorted, to stdout
-// and --json: the same file on 1, 2 or 4 ranks (check/mpi compares them).
+// the GPU half the fabric away, and every GPU takes part in a --collective
+// (a ring AllReduce of --coll-size by default) over a Distributed
+// communicator: each rank posts its own GPUs' chunks, and arrivals reach
+// a sender on another rank as RoceRankCall notices. Rank 0 gathers every
+// flow's completion time, every GPU's collective finish time and every
+// device's PFC counters and writes them, sorted, to stdout and --json: the
+// same file on 1, 2 or 4 ranks (check/mpi compares them).
 #include "rocev2-example-args.h"
 
 #include "ns3/core-module.h"
@@ -91,6 +95,11 @@ main(int argc, char* argv[])
     std::string cc = "none";
     std::string ctswDelay = "4us";
     std::string partition = "racks";
+    std::string collective = "allreduce";
+    std::string algorithm;
+    std::string collSizeText = "1048576";
+    uint32_t channels = 2;
+    std::string notifyText = "auto";
     std::string json;
 
     CommandLine cmd(__FILE__);
@@ -120,6 +129,19 @@ main(int argc, char* argv[])
                  "How to split the fabric over the ranks: none, racks, zones (3 tiers), auto or "
                  "map:R0,R1,... (a rank per rack)",
                  partition);
+    cmd.AddValue("collective",
+                 "Collective over every GPU, from time 0 (allreduce, allgather, reducescatter, "
+                 "alltoall, broadcast, sendrecv; none: no collective)",
+                 collective);
+    cmd.AddValue("algorithm",
+                 "Its algorithm (ring, direct, tree, hd, hier; empty: the op's default)",
+                 algorithm);
+    cmd.AddValue("coll-size", "Its size S, as nccl-tests counts it", collSizeText);
+    cmd.AddValue("channels", "Its channels", channels);
+    cmd.AddValue("notify-delay",
+                 "How long after an arrival in another server its sender learns of it "
+                 "(RoceCommunicator::NotifyDelay; auto: one way across the fabric's top tier)",
+                 notifyText);
     cmd.AddValue("json", "Write the results as JSON to this file (rank 0)", json);
     RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
@@ -155,6 +177,44 @@ main(int argc, char* argv[])
     gpus = zone.GetNGpus();
     gpusPerServer = zone.gpusPerServer;
     ROCE_ERROR_IF(incast + 1 > gpus, "--incast=" << incast << " needs more than --gpus=" << gpus);
+
+    // The collective: every GPU, in order, over a Distributed communicator
+    // (RoceMpiHelper::Enable made it the default). Built on every rank alike.
+    Ptr<RoceCollective> coll;
+    uint64_t collSize = 0;
+    RoceCollective::Op collOp = RoceCollective::ALL_REDUCE;
+    if (collective != "none")
+    {
+        collSize = ParseBytes("coll-size", collSizeText);
+        RoceCollectiveHelper collHelper;
+        // A sender learns of an arrival in another server one way across the
+        // fabric later (the receiver's credit back), which exceeds every cut
+        // link's delay, the lookahead.
+        Time notify = 2 * (zoneHelper.GetLinkDelay(RoceAiZoneHelper::RTSW) +
+                           zoneHelper.GetLinkDelay(RoceAiZoneHelper::CTSW));
+        if (zone.tiers == 3)
+        {
+            notify += 2 * zoneHelper.GetLinkDelay(RoceAiZoneHelper::ATSW);
+        }
+        if (notifyText != "auto")
+        {
+            notify = ParseTime("notify-delay", notifyText);
+        }
+        collHelper.SetCommunicatorAttribute("NotifyDelay", TimeValue(notify));
+        std::vector<uint32_t> ranksOfJob(gpus);
+        for (uint32_t g = 0; g < gpus; ++g)
+        {
+            ranksOfJob[g] = g;
+        }
+        coll = CreateObject<RoceCollective>();
+        coll->SetAttribute("Channels", UintegerValue(channels));
+        coll->SetCommunicator(collHelper.CreateCommunicator(zone, ranksOfJob));
+        collOp = RoceCollective::OpByName(collective);
+        coll->Start(collOp,
+                    algorithm.empty() ? RoceCollective::DefaultAlgorithm(collOp)
+                                      : RoceCollective::AlgorithmByName(algorithm),
+                    collSize);
+    }
 
     // The incast senders: GPUs from the far end of the zone (the last racks,
     // on other ranks than GPU 0 when the zone is split), one per server.
@@ -269,10 +329,37 @@ main(int argc, char* argv[])
             }
         }
     }
+    // This rank's GPUs' collective finish times, and their bytes.
+    std::ostringstream collText;
+    uint64_t collLocal = 0;
+    uint64_t collUnfinished = 0;
+    uint64_t collNicBytes = 0;
+    uint64_t collFinishNs = 0;
+    for (uint32_t r = 0; coll && r < gpus; ++r)
+    {
+        Ptr<RoceCommunicator> comm = coll->GetCommunicator();
+        if (!comm->IsLocal(r))
+        {
+            continue;
+        }
+        ++collLocal;
+        const Time t = coll->GetRankFinishTime(r);
+        collUnfinished += t.IsNegative() ? 1 : 0;
+        collFinishNs = std::max<uint64_t>(collFinishNs, t.IsNegative() ? 0 : t.GetNanoSeconds());
+        collText << std::setw(8) << std::setfill('0') << r << std::setfill(' ')
+                 << " {\"rank\": " << r << ", \"finish_ns\": " << t.GetNanoSeconds()
+                 << ", \"sent\": " << comm->GetBytesSent(r)
+                 << ", \"received\": " << comm->GetBytesReceived(r) << "}\n";
+    }
+    if (coll)
+    {
+        collNicBytes = coll->GetCommunicator()->GetNicBytes();
+    }
     const RoceInvariantReport invariants = RoceInvariants::Check(false);
     const uint64_t drops = RoceFabricStats::Collect().drops;
     const std::vector<std::string> flowLines = SortedLines(RoceMpiHelper::Gather(flowText.str()));
     const std::vector<std::string> pfcLines = SortedLines(RoceMpiHelper::Gather(pfcText.str()));
+    const std::vector<std::string> collLines = SortedLines(RoceMpiHelper::Gather(collText.str()));
     const std::vector<uint64_t> sums = RoceMpiHelper::Sum({hops,
                                                            pauses,
                                                            drops,
@@ -280,8 +367,18 @@ main(int argc, char* argv[])
                                                            RoceMpiHelper::GetCutFramesSent(),
                                                            RoceMpiHelper::GetCutPfcFramesSent(),
                                                            failed,
-                                                           localFlows});
+                                                           localFlows,
+                                                           collLocal,
+                                                           collUnfinished,
+                                                           collNicBytes,
+                                                           RoceMpiHelper::GetCutCallsSent()});
     lastNs = RoceMpiHelper::Max({lastNs})[0];
+    collFinishNs = RoceMpiHelper::Max({collFinishNs})[0];
+    // nccl-tests' bus bandwidth of the collective, from its last rank's finish.
+    const double busbw =
+        coll && collFinishNs > 0
+            ? collSize * RoceCollective::BusBandwidthFactor(collOp, gpus) / collFinishNs
+            : 0;
 
     int status = 0;
     if (rank == 0)
@@ -289,7 +386,13 @@ main(int argc, char* argv[])
         std::cout << "  " << sums[7] << " flows, last completion " << lastNs / 1e3 << " us, "
                   << sums[6] << " failed; " << sums[0] << " packet hops, " << sums[1]
                   << " PFC pauses, " << sums[2] << " drops; " << sums[4]
-                  << " frames crossed ranks (" << sums[5] << " PFC)\n"
+                  << " frames crossed ranks (" << sums[5] << " PFC), " << sums[11] << " calls\n"
+                  << (coll ? "  " + collective + " of " + std::to_string(collSize) + " B over " +
+                                 std::to_string(gpus) + " GPUs: finished at " +
+                                 std::to_string(collFinishNs / 1e3) + " us, busbw " +
+                                 std::to_string(busbw) + " GB/s, " + std::to_string(sums[10]) +
+                                 " B over NICs, " + std::to_string(sums[9]) + " GPUs unfinished\n"
+                           : std::string())
                   << "  wall " << std::fixed << std::setprecision(3) << wall << " s on rank 0\n"
                   << "# invariants: " << (sums[3] == 0 ? "ok" : "VIOLATED") << " on " << ranks
                   << " rank(s)\n";
@@ -300,10 +403,15 @@ main(int argc, char* argv[])
             out << "{\n  \"gpus\": " << gpus << ",\n  \"incast\": " << incast
                 << ",\n  \"size\": " << size << ",\n  \"permutation\": " << permutation
                 << ",\n  \"cc\": \"" << cc << "\",\n  \"packet_hops\": " << sums[0]
-                << ",\n  \"pfc_pauses\": " << sums[1] << ",\n  \"drops\": " << sums[2];
+                << ",\n  \"pfc_pauses\": " << sums[1] << ",\n  \"drops\": " << sums[2]
+                << ",\n  \"collective\": \"" << collective << "\",\n  \"coll_size\": " << collSize
+                << ",\n  \"coll_finish_ns\": " << collFinishNs
+                << ",\n  \"coll_busbw_gbs\": " << std::setprecision(6) << busbw
+                << ",\n  \"coll_nic_bytes\": " << sums[10];
             // Each line's JSON object follows its sort key and a blank.
-            for (const auto& [name, lines] :
-                 {std::pair{"flows", &flowLines}, std::pair{"pfc", &pfcLines}})
+            for (const auto& [name, lines] : {std::pair{"flows", &flowLines},
+                                              std::pair{"collective_ranks", &collLines},
+                                              std::pair{"pfc", &pfcLines}})
             {
                 out << ",\n  \"" << name << "\": [";
                 const char* sep = "\n    ";
@@ -316,7 +424,10 @@ main(int argc, char* argv[])
             }
             out << ",\n  \"invariants_ok\": " << (sums[3] == 0 ? "true" : "false") << "\n}\n";
         }
-        status = (sums[6] == 0 && sums[7] == flows.size() && sums[3] == 0) ? 0 : 1;
+        status = (sums[6] == 0 && sums[7] == flows.size() && sums[3] == 0 &&
+                  sums[8] == (coll ? gpus : 0) && sums[9] == 0)
+                     ? 0
+                     : 1;
     }
     Simulator::Destroy();
     RoceMpiHelper::Disable();

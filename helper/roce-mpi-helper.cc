@@ -3,11 +3,14 @@
  */
 #include "roce-mpi-helper.h"
 
+#include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/global-value.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-pfc-net-device.h"
+#include "ns3/roce-rank-call.h"
 #include "ns3/string.h"
 
 #ifdef NS3_MPI
@@ -45,6 +48,9 @@ RoceMpiHelper::Enable(int* argc, char*** argv)
     (void)argc;
     (void)argv;
 #endif
+    RoceRankCall::SetRank(GetRank());
+    // Communicators made from now on behave alike on any number of ranks.
+    Config::SetDefault("ns3::RoceCommunicator::Distributed", BooleanValue(true));
 }
 
 void
@@ -120,6 +126,10 @@ RoceMpiHelper::ConnectCut(Ptr<RoceChannel> channel,
                                                : " (this build has no MPI: ./rocev2 build "
                                                  "--mpi, ./rocev2 run --mpi=N)"));
     }
+#ifdef NS3_MPI
+    RoceMpiLink::AddCutEnd(a);
+    RoceMpiLink::AddCutEnd(b);
+#endif
     const uint32_t me = GetRank();
     if (ra != me && rb != me)
     {
@@ -220,6 +230,16 @@ RoceMpiHelper::GetCutFramesSent()
 {
 #ifdef NS3_MPI
     return RoceMpiLink::GetFramesSent();
+#else
+    return 0;
+#endif
+}
+
+uint64_t
+RoceMpiHelper::GetCutCallsSent()
+{
+#ifdef NS3_MPI
+    return RoceMpiLink::GetCallsSent();
 #else
     return 0;
 #endif

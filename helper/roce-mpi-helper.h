@@ -30,6 +30,11 @@ class RocePfcNetDevice;
  * sends or receives. After the run, Gather() and Sum() bring each rank's
  * results to rank 0, which writes them.
  *
+ * Enable() also makes RoceCommunicator's Distributed the default: a
+ * collective's ranks then post only on their own process, and arrivals
+ * reach senders on other ranks as RoceRankCall calls (over the cut links'
+ * MPI messages).
+ *
  * Enable() selects RoceOrderedScheduler, also in the plain build, so that
  * one process and any number of ranks run simultaneous events in one order
  * and give identical results. In the MPI build (`./rocev2 build --mpi`) it
@@ -89,6 +94,9 @@ class RoceMpiHelper
     static uint64_t GetCutFramesSent();
     /** \return PFC frames among them */
     static uint64_t GetCutPfcFramesSent();
+    /** \return calls (RoceRankCall: message descriptions, senders' notices) this rank sent to
+     *  other ranks (0 without MPI) */
+    static uint64_t GetCutCallsSent();
 };
 
 } // namespace ns3

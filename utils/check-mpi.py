@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Runs of one AI Zone over MPI ranks (ctest mpi/*, ./rocev2 test --mpi).
 
-determinism: rocev2-mpi-fabric (a PFC-heavy incast and a permutation across
-  the partition's cut) writes byte-identical JSON (every flow's completion
-  time, every device's PFC counters) in one process and on 1, 2 and 4 ranks,
-  for two partitions and two congestion controls; on 2 ranks PFC frames
-  must cross ranks.
+determinism: rocev2-mpi-fabric (a collective over every GPU, a PFC-heavy
+  incast and a permutation across the partition's cut) writes byte-identical
+  JSON (every flow's completion time, every GPU's collective finish time and
+  bytes, every device's PFC counters) in one process and on 1, 2 and 4
+  ranks, for two partitions, two congestion controls and ring, hd and
+  direct collectives; on 2 ranks PFC frames and the collective's calls
+  (message descriptions, senders' notices) must cross ranks.
+notify-delay: a communicator whose NotifyDelay does not exceed the
+  lookahead is refused on every rank with status 2, naming both.
 zero-delay-cut: a partition whose cut has a link of delay 0 is refused on
   every rank with status 2 and a message naming the link and the rule.
 other-engine: ns-3's null-message engine is refused on every rank (the
@@ -38,8 +42,11 @@ def run(cmd, tmp):
 def determinism(exe, plain, tmp):
     failures = []
     scenarios = [
-        ("incast+permutation, cc none, racks", []),
+        ("ring allreduce+incast+permutation, cc none, racks", []),
         ("dcqcn, interleaved map partition", ["--cc=dcqcn", "--partition=map"]),
+        ("hd allreduce 4 MiB, no incast", ["--algorithm=hd", "--coll-size=4MiB", "--incast=0"]),
+        ("alltoall 2 MiB, map partition", ["--collective=alltoall", "--coll-size=2MiB",
+                                           "--permutation=0", "--partition=map"]),
     ]
     for name, args in scenarios:
         ref_cmd = [plain or exe] + [a for a in args if a != "--partition=map"] + ["--json=ref.json"]
@@ -57,11 +64,16 @@ def determinism(exe, plain, tmp):
                 failures.append(f"{name}: {ranks} rank(s) exited {rc}: {err.strip()[-400:]}")
                 continue
             got = open(os.path.join(tmp, f"r{ranks}.json"), "rb").read()
-            m = re.search(r"(\d+) frames crossed ranks \((\d+) PFC\)", out)
-            crossed, pfc = (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
+            m = re.search(r"(\d+) frames crossed ranks \((\d+) PFC\), (\d+) calls", out)
+            crossed, pfc, calls = (int(m.group(1)), int(m.group(2)),
+                                   int(m.group(3))) if m else (-1, -1, -1)
             status = "identical" if got == ref else "DIFFERENT"
             print(f"  {name}: {ranks} rank(s): {status}; {crossed} frames crossed ranks, "
-                  f"{pfc} of them PFC")
+                  f"{pfc} of them PFC; {calls} calls")
+            if ranks > 1 and calls <= 0:
+                failures.append(f"{name}: the collective sent no call across {ranks} ranks")
+            if b'"coll_finish_ns": 0,' in got:
+                failures.append(f"{name}: the collective did not finish")
             if got != ref:
                 failures.append(f"{name}: {ranks} rank(s) wrote other JSON than one process")
             if ranks > 1 and crossed <= 0:
@@ -83,6 +95,22 @@ def zero_delay_cut(exe, tmp):
                      r"and node \d+ \(rank \d\)", err):
         failures.append("the refusal does not name the link's nodes and ranks")
     print(f"  zero-delay cut: exit {rc}; refused on {err.count(want)} rank(s)")
+    return failures
+
+
+def notify_delay(exe, tmp):
+    # The racks partition's cut is the RTSW-CTSW links, of --ctsw-delay.
+    args = [exe, "--ctsw-delay=4us", "--notify-delay=4us"]
+    rc1, _, err1 = run(args, tmp)
+    rc, out, err = run(mpirun(2) + args, tmp)
+    want = "RoceCommunicator: NotifyDelay=+4us must exceed the MPI lookahead +4us"
+    print(f"  NotifyDelay = lookahead: one process exit {rc1}; 2 ranks exit {rc}, "
+          f"refused on {err.count(want)} rank(s)")
+    failures = []
+    if rc1 != 0:
+        failures.append(f"one process (no lookahead) failed: {err1.strip()[-400:]}")
+    if rc != 2 or err.count(want) != 2:
+        failures.append(f"NotifyDelay = lookahead was not refused on both ranks: {err[-600:]}")
     return failures
 
 
@@ -110,7 +138,8 @@ def non_mpi_example(exe, tmp):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("check",
-                    choices=["determinism", "zero-delay-cut", "other-engine", "non-mpi-example"])
+                    choices=["determinism", "zero-delay-cut", "notify-delay", "other-engine",
+                             "non-mpi-example"])
     ap.add_argument("--exe", required=True, help="build-mpi/examples/rocev2-mpi-fabric")
     ap.add_argument("--plain", help="the plain build's rocev2-mpi-fabric, if built")
     a = ap.parse_args()
@@ -122,6 +151,8 @@ def main():
             failures = determinism(exe, plain, tmp)
         elif a.check == "zero-delay-cut":
             failures = zero_delay_cut(exe, tmp)
+        elif a.check == "notify-delay":
+            failures = notify_delay(exe, tmp)
         elif a.check == "other-engine":
             failures = other_engine(exe, tmp)
         else:

@@ -90,6 +90,16 @@ void
 RoceCollective::SetCommunicator(Ptr<RoceCommunicator> comm)
 {
     m_comm = comm;
+    if (comm)
+    {
+        // Every process registers the sinks in the same order (when objects are built).
+        m_ringSink = comm->AddSink(MakeCallback(&RoceCollective::RingReceived, this),
+                                   MakeCallback(&RoceCollective::RingSent, this));
+        m_directSink = comm->AddSink(MakeCallback(&RoceCollective::DirectReceived, this),
+                                     MakeCallback(&RoceCollective::DirectSent, this));
+        m_scheduleSink = comm->AddSink(MakeCallback(&RoceCollective::ScheduleReceived, this),
+                                       MakeCallback(&RoceCollective::ScheduleSent, this));
+    }
 }
 
 void
@@ -293,10 +303,13 @@ RoceCollective::Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done
     m_done = done;
     m_running = true;
     m_start = Simulator::Now();
+    m_finish = m_start;
     m_sendsLeft.assign(p, 0);
     m_recvsLeft.assign(p, 0);
     m_rankFinish.assign(p, Time(-1));
+    m_rankLast.assign(p, Time(0));
     m_ranksLeft = p;
+    StartDistributed(p);
     if (p > 1)
     {
         if (algo == RING)
@@ -318,7 +331,16 @@ RoceCollective::Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done
     Simulator::ScheduleNow([this, p]() {
         for (uint32_t r = 0; r < p; ++r)
         {
-            CheckRank(r);
+            CheckRank(r, Simulator::Now());
+        }
+        if (m_distributed && m_running && m_ranksLeft == 0)
+        {
+            // None of the ranks runs in this process.
+            m_running = false;
+            if (!m_done.IsNull())
+            {
+                m_done();
+            }
         }
     });
 }
@@ -407,6 +429,7 @@ RoceCollective::StartRing()
     const uint32_t channels = std::max<uint64_t>(1, std::min<uint64_t>(m_channels, perRank));
     ROCE_ERROR_IF(p > FIELD, "RoceCollective: " << p << " ranks (at most " << FIELD << ")");
     BuildRings(channels);
+    ConnectRings();
     m_ringSteps = m_op == ALL_REDUCE ? 2 * (p - 1) : p - 1;
     for (uint32_t c = 0; c < channels; ++c)
     {
@@ -464,6 +487,10 @@ RoceCollective::Pump(uint32_t c, uint32_t q)
     Ring& ring = m_rings[c];
     RingNode& n = ring.nodes[q];
     const uint32_t p = ring.nodes.size();
+    if (m_distributed && !m_local[n.rank])
+    {
+        return;
+    }
     while (n.inFlight < m_steps && !n.ready.empty())
     {
         const uint64_t item = n.ready.front();
@@ -473,13 +500,14 @@ RoceCollective::Pump(uint32_t c, uint32_t q)
         // At step t position q sends slice (q - t) mod p (Broadcast: the chunk of S_c).
         const uint32_t slice = (q + uint64_t(p) * m_ringSteps - step) % p;
         ++n.inFlight;
-        m_comm->Send(n.rank,
-                     n.next,
-                     n.srcNic,
-                     n.dstNic,
-                     ChunkBytes(c, slice, k),
-                     RingTag(c, (q + 1) % p, step, k),
-                     m_ringArrived);
+        Post(n.rank,
+             n.next,
+             n.srcNic,
+             n.dstNic,
+             ChunkBytes(c, slice, k),
+             RingTag(c, (q + 1) % p, step, k),
+             m_ringSink,
+             m_ringArrived);
     }
 }
 
@@ -541,6 +569,17 @@ RoceCollective::StartDirect()
     }
     // Peers in the order r + 1, r + 2, ..., so that at any moment every rank
     // sends to a different one.
+    for (uint32_t i = 1; m_distributed && i < p; ++i)
+    {
+        for (uint32_t r = 0; r < p; ++r)
+        {
+            const uint32_t j = (r + i) % p;
+            if (pairBytes(r, j) > 0 && !m_comm->SameDomain(r, j))
+            {
+                m_comm->Connect(m_comm->GetRank(r).nic, m_comm->GetRank(j).nic);
+            }
+        }
+    }
     for (uint64_t k = 0; k < maxChunks; ++k)
     {
         for (uint32_t i = 1; i < p; ++i)
@@ -550,17 +589,18 @@ RoceCollective::StartDirect()
                 const uint32_t j = (r + i) % p;
                 const uint64_t per = pairBytes(r, j);
                 const uint64_t chunks = chunksOf(per);
-                if (k >= chunks)
+                if (k >= chunks || (m_distributed && !m_local[r]))
                 {
                     continue;
                 }
-                m_comm->Send(r,
-                             j,
-                             m_comm->GetRank(r).nic,
-                             m_comm->GetRank(j).nic,
-                             per / chunks + (k < per % chunks ? 1 : 0),
-                             (uint64_t(r) << 32) | j,
-                             m_directArrived);
+                Post(r,
+                     j,
+                     m_comm->GetRank(r).nic,
+                     m_comm->GetRank(j).nic,
+                     per / chunks + (k < per % chunks ? 1 : 0),
+                     (uint64_t(r) << 32) | j,
+                     m_directSink,
+                     m_directArrived);
             }
         }
     }
@@ -594,6 +634,7 @@ RoceCollective::StartSchedule(uint32_t channels)
         RoceCollectiveBuildHierarchical(*m_comm, params, m_schedule);
     }
     m_schedule.Finalize();
+    ConnectSchedule();
     const uint32_t n = m_schedule.GetN();
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -651,19 +692,24 @@ void
 RoceCollective::PumpLane(uint32_t l)
 {
     RoceCollectiveSchedule::Lane& lane = m_schedule.GetLane(l);
+    if (m_distributed && !lane.ready.empty() && !m_local[m_schedule.Get(lane.ready.front()).src])
+    {
+        return;
+    }
     while (lane.inFlight < m_steps && !lane.ready.empty())
     {
         const uint32_t i = lane.ready.front();
         lane.ready.pop_front();
         ++lane.inFlight;
         const RoceCollectiveSchedule::Transfer& x = m_schedule.Get(i);
-        m_comm->Send(x.src,
-                     x.dst,
-                     m_comm->GetRank(x.src).nic,
-                     m_comm->GetRank(x.dst).nic,
-                     x.bytes,
-                     i,
-                     m_scheduleArrived);
+        Post(x.src,
+             x.dst,
+             m_comm->GetRank(x.src).nic,
+             m_comm->GetRank(x.dst).nic,
+             x.bytes,
+             i,
+             m_scheduleSink,
+             m_scheduleArrived);
     }
 }
 
@@ -685,23 +731,43 @@ RoceCollective::Account(uint32_t sender, uint32_t receiver)
     NS_ASSERT(m_sendsLeft[sender] > 0 && m_recvsLeft[receiver] > 0);
     --m_sendsLeft[sender];
     --m_recvsLeft[receiver];
-    CheckRank(sender);
-    CheckRank(receiver);
+    CheckRank(sender, Simulator::Now());
+    CheckRank(receiver, Simulator::Now());
 }
 
 void
-RoceCollective::CheckRank(uint32_t r)
+RoceCollective::Post(uint32_t src,
+                     uint32_t dst,
+                     Ptr<RoceNetDevice> srcNic,
+                     Ptr<RoceNetDevice> dstNic,
+                     uint64_t bytes,
+                     uint64_t tag,
+                     uint32_t sink,
+                     const RoceCommunicator::ArrivalCallback& arrived)
 {
-    if (!m_running || m_sendsLeft[r] > 0 || m_recvsLeft[r] > 0 || m_rankFinish[r] >= Time(0))
+    if (m_distributed)
+    {
+        m_comm->Send(src, dst, srcNic, dstNic, bytes, tag, sink);
+        return;
+    }
+    m_comm->Send(src, dst, srcNic, dstNic, bytes, tag, arrived);
+}
+
+void
+RoceCollective::CheckRank(uint32_t r, Time at)
+{
+    m_rankLast[r] = std::max(m_rankLast[r], at);
+    if (!m_running || m_sendsLeft[r] > 0 || m_recvsLeft[r] > 0 || m_rankFinish[r] >= Time(0) ||
+        (m_distributed && !m_local[r]))
     {
         return;
     }
-    m_rankFinish[r] = Simulator::Now();
+    m_rankFinish[r] = m_rankLast[r];
+    m_finish = std::max(m_finish, m_rankLast[r]);
     const bool last = --m_ranksLeft == 0;
     if (last)
     {
         m_running = false;
-        m_finish = Simulator::Now();
     }
     if (!m_rankDone.IsNull())
     {

@@ -68,6 +68,19 @@ namespace ns3
  *
  * Events per chunk: one Send on the communicator (a WRITE, or a scale-up
  * copy) and its arrival callback; the packets are the NIC's.
+ *
+ * *Across MPI ranks* (the communicator is Distributed): Start() connects
+ * every NIC pair the operation uses, in its order, then posts only the
+ * sends of ranks whose node runs in this process. A chunk's arrival is
+ * split at the communicator's sinks: the receiving rank forwards or
+ * reduces at once (its part of RingArrived, DirectArrived or
+ * ScheduleArrived), and the sending rank frees its step buffer when the
+ * communicator's notice reaches it (NotifyDelay later across nodes). A
+ * rank's finish time is its last arrival, received or sent, whenever the
+ * notice comes. done and GetFinishTime() then cover this process's ranks;
+ * RoceMpiHelper::Max gathers the operation's. Tree, hd and hier need every
+ * transfer to wait only for arrivals at its own sender, which their
+ * builders keep (checked).
  */
 class RoceCollective : public Object
 {
@@ -137,9 +150,10 @@ class RoceCollective : public Object
     bool IsRunning() const;
     /** \return when the last operation started */
     Time GetStartTime() const;
-    /** \return when its last rank finished */
+    /** \return when its last rank finished (Distributed: of this process's ranks) */
     Time GetFinishTime() const;
-    /** \param r a rank \return when it finished the last operation */
+    /** \param r a rank \return when it finished the last operation (-1: not yet, or
+     *  Distributed and on another process) */
     Time GetRankFinishTime(uint32_t r) const;
 
     /** \param name allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv \return the
@@ -217,8 +231,41 @@ class RoceCollective : public Object
     void ScheduleArrived(uint64_t tag);
     /** \brief Account one arrival for its sender and its receiver. */
     void Account(uint32_t sender, uint32_t receiver);
-    /** \brief A rank may have finished. */
-    void CheckRank(uint32_t r);
+    /** \brief A rank may have finished. \param r the rank \param at its latest arrival */
+    void CheckRank(uint32_t r, Time at);
+    /** \brief Send a chunk: with the callback, or (Distributed) to the sink. */
+    void Post(uint32_t src,
+              uint32_t dst,
+              Ptr<RoceNetDevice> srcNic,
+              Ptr<RoceNetDevice> dstNic,
+              uint64_t bytes,
+              uint64_t tag,
+              uint32_t sink,
+              const RoceCommunicator::ArrivalCallback& arrived);
+
+    // Distributed (roce-collective-distributed.cc).
+    /** \brief Note which ranks run here and check the communicator. */
+    void StartDistributed(uint32_t p);
+    /** \brief Connect the NIC pairs of every channel's ring edges. */
+    void ConnectRings();
+    /** \brief Connect the NIC pairs of the schedule and check its waits. */
+    void ConnectSchedule();
+    /** \brief A ring chunk arrived at its receiver. \param tag RingTag */
+    void RingReceived(uint64_t tag);
+    /** \brief Its sender learnt of it. \param tag RingTag \param at arrival */
+    void RingSent(uint64_t tag, Time at);
+    /** \brief A direct chunk arrived at its receiver. \param tag source, destination */
+    void DirectReceived(uint64_t tag);
+    /** \brief Its sender learnt of it. \param tag source, destination \param at arrival */
+    void DirectSent(uint64_t tag, Time at);
+    /** \brief A schedule transfer arrived at its receiver. \param tag its index */
+    void ScheduleReceived(uint64_t tag);
+    /** \brief Its sender learnt of it. \param tag its index \param at arrival */
+    void ScheduleSent(uint64_t tag, Time at);
+    /** \brief One arrival at a receiver (Distributed). */
+    void Received(uint32_t receiver);
+    /** \brief One notice at a sender (Distributed). */
+    void Sent(uint32_t sender, Time at);
 
     Ptr<RoceCommunicator> m_comm;
     uint32_t m_channels;
@@ -237,6 +284,12 @@ class RoceCollective : public Object
     std::vector<uint64_t> m_sendsLeft; //!< per rank: messages not yet arrived
     std::vector<uint64_t> m_recvsLeft; //!< per rank: messages still to receive
     std::vector<Time> m_rankFinish;
+    std::vector<Time> m_rankLast; //!< per rank: its latest arrival, received or sent
+    bool m_distributed{false};    //!< the communicator is Distributed
+    std::vector<uint8_t> m_local; //!< per rank: runs in this process
+    uint32_t m_ringSink{0};       //!< the communicator's sinks (Distributed)
+    uint32_t m_directSink{0};     //!< ...
+    uint32_t m_scheduleSink{0};   //!< ...
     uint32_t m_ranksLeft{0};
     bool m_running{false};
     Time m_start;

@@ -9,6 +9,8 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-rank-call.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -80,7 +82,23 @@ RoceCommunicator::GetTypeId()
                           "Priority (traffic class) of the grants, 0..7",
                           UintegerValue(6),
                           MakeUintegerAccessor(&RoceCommunicator::m_ctsPriority),
-                          MakeUintegerChecker<uint8_t>(0, 7));
+                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("Distributed",
+                          "Behave alike on any number of MPI ranks: operations connect the NIC "
+                          "pairs they use before they start, a message to another rank is "
+                          "described to that rank as it is posted, and a sender learns of an "
+                          "arrival at another node NotifyDelay later (RoceMpiHelper::Enable "
+                          "sets it)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceCommunicator::m_distributed),
+                          MakeBooleanChecker())
+            .AddAttribute("NotifyDelay",
+                          "Distributed: how long after a message's arrival at another node its "
+                          "sender learns of it (the receiver's credit back to the sender); must "
+                          "exceed the MPI lookahead (the smallest delay of a link between ranks)",
+                          TimeValue(MicroSeconds(2)),
+                          MakeTimeAccessor(&RoceCommunicator::m_notifyDelay),
+                          MakeTimeChecker(Time(0)));
     return tid;
 }
 
@@ -94,6 +112,7 @@ RoceCommunicator::RoceCommunicator()
       m_ctsWindow(2u << 20),
       m_ctsAhead(true)
 {
+    m_service = RoceRankCall::Register(MakeCallback(&RoceCommunicator::Call, this));
     m_qpFactory.SetTypeId(RoceQueuePair::GetTypeId());
 }
 
@@ -107,6 +126,8 @@ RoceCommunicator::DoDispose()
     m_scaleUp.clear();
     m_scaleUpFree.clear();
     m_scaleUpArrived = Callback<void, uint64_t>();
+    m_sinks.clear();
+    RoceRankCall::Unregister(m_service);
     Object::DoDispose();
 }
 
@@ -119,6 +140,7 @@ RoceCommunicator::AddRank(Ptr<RoceNetDevice> nic, Ptr<RoceNvlinkDomain> nvlink, 
     r.nvlink = nvlink;
     r.localGpu = localGpu;
     const uint32_t node = nic->GetNode()->GetId();
+    r.node = node;
     auto it = m_serverOfNode.find(node);
     if (it == m_serverOfNode.end())
     {
@@ -228,7 +250,66 @@ RoceCommunicator::GetConnection(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b, bool
         c.receivers.push_back(qb);
     }
     c.fifo.resize(n);
+    c.dstNode = b->GetNode()->GetId();
+    c.remote = !RoceRankCall::IsLocal(c.dstNode);
     return index;
+}
+
+void
+RoceCommunicator::Connect(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b)
+{
+    ROCE_ERROR_IF(!a || !b, "RoceCommunicator::Connect: a null NIC");
+    GetConnection(a, b, false);
+}
+
+bool
+RoceCommunicator::IsDistributed() const
+{
+    return m_distributed;
+}
+
+bool
+RoceCommunicator::IsLocal(uint32_t r) const
+{
+    return RoceRankCall::IsLocal(GetRank(r).node);
+}
+
+void
+RoceCommunicator::CheckDistributed() const
+{
+    ROCE_ERROR_IF(m_cts,
+                  "RoceCommunicator: ClearToSend=true cannot run with Distributed=true (a "
+                  "receiving NIC's grants are shared with its senders, which may be on other "
+                  "MPI ranks)");
+    ROCE_ERROR_IF(m_notifyDelay <= RoceRankCall::GetLookahead(),
+                  "RoceCommunicator: NotifyDelay=" << m_notifyDelay.As(Time::US)
+                                                   << " must exceed the MPI lookahead "
+                                                   << RoceRankCall::GetLookahead().As(Time::US)
+                                                   << " (the smallest delay of a link between "
+                                                      "ranks): a sender on another rank cannot "
+                                                      "learn of an arrival sooner");
+}
+
+uint32_t
+RoceCommunicator::AddSink(ArrivalCallback atReceiver, SentCallback atSender)
+{
+    m_sinks.push_back(Sink{atReceiver, atSender});
+    return m_sinks.size() - 1;
+}
+
+void
+RoceCommunicator::Send(uint32_t src,
+                       uint32_t dst,
+                       Ptr<RoceNetDevice> srcNic,
+                       Ptr<RoceNetDevice> dstNic,
+                       uint64_t bytes,
+                       uint64_t tag,
+                       uint32_t sink)
+{
+    ROCE_ERROR_IF(sink >= m_sinks.size(),
+                  "RoceCommunicator::Send: sink " << sink << " does not exist (" << m_sinks.size()
+                                                  << " sinks)");
+    SendMessage(src, dst, srcNic, dstNic, bytes, tag, ArrivalCallback(), sink + 1);
 }
 
 void
@@ -239,6 +320,19 @@ RoceCommunicator::Send(uint32_t src,
                        uint64_t bytes,
                        uint64_t tag,
                        ArrivalCallback arrived)
+{
+    SendMessage(src, dst, srcNic, dstNic, bytes, tag, std::move(arrived), 0);
+}
+
+void
+RoceCommunicator::SendMessage(uint32_t src,
+                              uint32_t dst,
+                              Ptr<RoceNetDevice> srcNic,
+                              Ptr<RoceNetDevice> dstNic,
+                              uint64_t bytes,
+                              uint64_t tag,
+                              ArrivalCallback arrived,
+                              uint32_t sink)
 {
     ROCE_ERROR_IF(src >= m_ranks.size() || dst >= m_ranks.size(),
                   "RoceCommunicator::Send: rank " << (src >= m_ranks.size() ? src : dst)
@@ -259,13 +353,13 @@ RoceCommunicator::Send(uint32_t src,
         if (m_scaleUpFree.empty())
         {
             slot = static_cast<uint32_t>(m_scaleUp.size());
-            m_scaleUp.push_back(ScaleUpCopy{dst, bytes, tag, std::move(arrived)});
+            m_scaleUp.push_back(ScaleUpCopy{dst, bytes, tag, std::move(arrived), src, sink});
         }
         else
         {
             slot = m_scaleUpFree.back();
             m_scaleUpFree.pop_back();
-            m_scaleUp[slot] = ScaleUpCopy{dst, bytes, tag, std::move(arrived)};
+            m_scaleUp[slot] = ScaleUpCopy{dst, bytes, tag, std::move(arrived), src, sink};
         }
         s.nvlink->SendWithCookie(s.localGpu, m_ranks[dst].localGpu, bytes, m_scaleUpArrived, slot);
         return;
@@ -273,11 +367,14 @@ RoceCommunicator::Send(uint32_t src,
     m_nicBytes += bytes;
     const uint32_t conn = GetConnection(srcNic, dstNic, false);
     Message m{dst, bytes, tag, 0, arrived};
+    m.src = src;
+    m.sink = sink;
     if (!m_cts)
     {
         Post(conn, std::move(m));
         return;
     }
+    ROCE_ERROR_IF(m_distributed, "RoceCommunicator: ClearToSend=true with Distributed=true");
     const uint32_t receiver = NicNumber(dstNic);
     m.admission = receiver;
     Connection& c = m_connections[conn];
@@ -402,23 +499,81 @@ RoceCommunicator::Post(uint32_t conn, Message m)
     m.conn = conn;
     const uint64_t bytes = m.bytes;
     const uint32_t n = m_qpMode == SPLIT ? std::min<uint64_t>(c.senders.size(), bytes) : 1;
-    m.piecesLeft = n;
-    c.messages.emplace(id, std::move(m));
+    const uint32_t first = m_qpMode == SPLIT ? 0 : c.nextQp;
+    if (c.remote)
+    {
+        PostRemote(conn, m, id, first, n);
+    }
+    else
+    {
+        AddMessage(conn, id, std::move(m), first, n);
+    }
     if (m_qpMode == SPLIT)
     {
         // Pieces of bytes / n, the remainder spread over the first ones.
         for (uint32_t q = 0; q < n; ++q)
         {
             const uint64_t piece = bytes / n + (q < bytes % n ? 1 : 0);
-            c.fifo[q].push_back(id);
             c.senders[q]->PostWrite(piece);
         }
         return;
     }
-    const uint32_t q = c.nextQp;
     c.nextQp = (c.nextQp + 1) % c.senders.size();
-    c.fifo[q].push_back(id);
-    c.senders[q]->PostWrite(bytes);
+    c.senders[first]->PostWrite(bytes);
+}
+
+void
+RoceCommunicator::AddMessage(uint32_t conn, uint64_t id, Message m, uint32_t first, uint32_t n)
+{
+    Connection& c = m_connections[conn];
+    m.piecesLeft = n;
+    c.messages.emplace(id, std::move(m));
+    for (uint32_t q = first; q < first + n; ++q)
+    {
+        c.fifo[q].push_back(id);
+    }
+}
+
+/** Kinds of this communicator's RoceRankCall words. */
+enum RoceCommunicatorCall : uint64_t
+{
+    ROCE_COMM_MESSAGE = 0, //!< a message posted towards this rank
+    ROCE_COMM_NOTICE = 1,  //!< a message of this rank's sender arrived
+};
+
+void
+RoceCommunicator::PostRemote(uint32_t conn,
+                             const Message& m,
+                             uint64_t id,
+                             uint32_t first,
+                             uint32_t n)
+{
+    ROCE_ERROR_IF(!m_distributed || m.sink == 0,
+                  "RoceCommunicator: a message from rank "
+                      << m.src << " to rank " << m.dst
+                      << ", whose NIC runs on another MPI rank, needs Distributed=true "
+                         "(RoceMpiHelper::Enable) and a sink (AddSink)");
+    RoceRankCall::Deliver(
+        m_connections[conn].dstNode,
+        m_service,
+        {ROCE_COMM_MESSAGE, conn, id, m.src, m.dst, m.bytes, m.tag, m.sink, first, n});
+}
+
+void
+RoceCommunicator::Call(const std::vector<uint64_t>& w)
+{
+    if (w.at(0) == ROCE_COMM_NOTICE)
+    {
+        m_sinks.at(w.at(1) - 1).atSender(w.at(2), TimeStep(w.at(3)));
+        return;
+    }
+    ROCE_ERROR_IF(w.size() != 10 || w[1] >= m_connections.size(),
+                  "RoceCommunicator: a malformed message description from another rank");
+    Message m{uint32_t(w[4]), w[5], w[6], 0, ArrivalCallback()};
+    m.conn = w[1];
+    m.src = w[3];
+    m.sink = w[7];
+    AddMessage(w[1], w[2], std::move(m), w[8], w[9]);
 }
 
 void
@@ -453,7 +608,7 @@ RoceCommunicator::Complete(Message& m)
         m_admission[m.admission].grantedBytes -= m.bytes;
         Grant(m.admission);
     }
-    Arrive(m.dst, m.bytes, m.tag, m.arrived);
+    Arrive(m.dst, m.bytes, m.tag, m.arrived, m.src, m.sink);
     if (m.admission >= 0 && m_ctsAhead)
     {
         GrantAhead(m.conn, m.bytes);
@@ -467,17 +622,38 @@ RoceCommunicator::ScaleUpArrived(uint64_t slot)
     m_scaleUp[slot].arrived = ArrivalCallback();
     m_scaleUpFree.push_back(static_cast<uint32_t>(slot));
     // Last: the callback may send again (and reuse the slot).
-    Arrive(c.dst, c.bytes, c.tag, c.arrived);
+    Arrive(c.dst, c.bytes, c.tag, c.arrived, c.src, c.sink);
 }
 
 void
-RoceCommunicator::Arrive(uint32_t dst, uint64_t bytes, uint64_t tag, const ArrivalCallback& arrived)
+RoceCommunicator::Arrive(uint32_t dst,
+                         uint64_t bytes,
+                         uint64_t tag,
+                         const ArrivalCallback& arrived,
+                         uint32_t src,
+                         uint32_t sink)
 {
     m_received[dst] += bytes;
-    if (!arrived.IsNull())
+    if (sink == 0)
     {
-        arrived(tag);
+        if (!arrived.IsNull())
+        {
+            arrived(tag);
+        }
+        return;
     }
+    const Sink& s = m_sinks[sink - 1];
+    s.atReceiver(tag);
+    const uint32_t senderNode = m_ranks[src].node;
+    if (!m_distributed || senderNode == m_ranks[dst].node)
+    {
+        m_sinks[sink - 1].atSender(tag, Simulator::Now());
+        return;
+    }
+    RoceRankCall::Schedule(senderNode,
+                           m_notifyDelay,
+                           m_service,
+                           {ROCE_COMM_NOTICE, sink, tag, uint64_t(Simulator::Now().GetTimeStep())});
 }
 
 uint64_t

@@ -5,6 +5,7 @@
 #define ROCE_COMMUNICATOR_H
 
 #include "ns3/callback.h"
+#include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/ptr.h"
@@ -59,6 +60,20 @@ namespace ns3
  * unused held grant. Without CtsAhead every message waits for its own
  * grant, sent when the sender has the message.
  *
+ * *Distributed* (RoceMpiHelper::Enable sets it): the communicator behaves
+ * alike whether its ranks run in one process or on several MPI ranks
+ * (RoceRankCall). Connect() makes the connections an operation uses before
+ * it starts, in the operation's order, so queue pair numbers (and UDP
+ * ports, hence ECMP paths) do not depend on which rank sends first. A
+ * message to a NIC on another rank is described to that rank (its size,
+ * tag and sink, RoceRankCall::Deliver) as it is posted, and only the
+ * receiver keeps it. A *sink* (AddSink) splits a message's completion: its
+ * receiver part runs when the last byte arrives; its sender part runs on
+ * the sender's node NotifyDelay later (at once within a node), as the
+ * credit a receiving collective library writes back to the sender, with
+ * the arrival time. ClearToSend, whose admission state the sender and the
+ * receiver share, is refused in this mode.
+ *
  * `arrived(tag)` runs when the last byte is at the destination: the
  * receiving QP's MessageReceived (pieces counted per message) or the
  * domain's delivery. A QP delivers in order, so each QP keeps a FIFO of the
@@ -82,10 +97,13 @@ class RoceCommunicator : public Object
         Ptr<RoceNvlinkDomain> nvlink; //!< its server's scale-up domain, or nullptr
         uint32_t localGpu{0};         //!< its index in the domain
         uint32_t server{0};           //!< its server, numbered in order of first rank
+        uint32_t node{0};             //!< its NIC's node id
     };
 
     /** Called with the tag of a message when it has arrived. */
     typedef Callback<void, uint64_t> ArrivalCallback;
+    /** Called on the sender's node with a message's tag and the time it arrived. */
+    typedef Callback<void, uint64_t, Time> SentCallback;
 
     /** \return the TypeId */
     static TypeId GetTypeId();
@@ -136,6 +154,51 @@ class RoceCommunicator : public Object
               uint64_t tag,
               ArrivalCallback arrived);
 
+    /**
+     * \brief Register what a message's arrival does at its receiver and
+     * its sender. Call in the same order on every MPI rank (when objects are
+     * built), as RoceCollective does.
+     * \param atReceiver run with the tag when the last byte arrives
+     * \param atSender run on the sender's node with the tag and the arrival
+     *        time: at once when not Distributed or within a node, else
+     *        NotifyDelay after the arrival
+     * \return the sink's number, for Send
+     */
+    uint32_t AddSink(ArrivalCallback atReceiver, SentCallback atSender);
+
+    /**
+     * \brief Move bytes from rank src to rank dst, completing at a sink.
+     * \param src sending rank \param dst receiving rank
+     * \param srcNic NIC the data leaves by \param dstNic NIC it arrives at
+     * \param bytes size (> 0) \param tag passed to the sink
+     * \param sink a number from AddSink
+     */
+    void Send(uint32_t src,
+              uint32_t dst,
+              Ptr<RoceNetDevice> srcNic,
+              Ptr<RoceNetDevice> dstNic,
+              uint64_t bytes,
+              uint64_t tag,
+              uint32_t sink);
+
+    /**
+     * \brief Make the connection from one NIC to another now (it is made on
+     * first use otherwise). Distributed operations connect every pair they
+     * use before they start.
+     * \param a source NIC \param b destination NIC
+     */
+    void Connect(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b);
+
+    /** \return true in Distributed mode */
+    bool IsDistributed() const;
+    /**
+     * \brief Check that Distributed mode can run here: no ClearToSend, and
+     * a NotifyDelay beyond the MPI lookahead (RoceError otherwise).
+     */
+    void CheckDistributed() const;
+    /** \param r a rank \return true if its node runs in this process */
+    bool IsLocal(uint32_t r) const;
+
     /** \param r a rank \return bytes it sent (NIC and scale-up) */
     uint64_t GetBytesSent(uint32_t r) const;
     /** \param r a rank \return bytes that arrived for it */
@@ -165,6 +228,8 @@ class RoceCommunicator : public Object
         int64_t admission{-1};   //!< receiving NIC's admission queue (ClearToSend), or -1
         bool grant{false};       //!< a CTS, not data: counted nowhere
         uint32_t conn{0};        //!< the connection it is posted on
+        uint32_t src{0};         //!< sending rank
+        uint32_t sink{0};        //!< AddSink's number + 1, or 0
     };
 
     /** A message waiting for its receiver's grant. */
@@ -199,6 +264,8 @@ class RoceCommunicator : public Object
         uint32_t ahead{0};         //!< grants ahead on their way (ClearToSend)
         uint64_t aheadBytes{0};    //!< bytes each grant ahead reserves (ClearToSend)
         std::deque<Message> early; //!< sent while grants ahead travel, at most ahead
+        uint32_t dstNode{0};       //!< the destination NIC's node id
+        bool remote{false};        //!< the destination NIC runs on another MPI rank
     };
 
     /** \return the NIC's small number */
@@ -208,6 +275,15 @@ class RoceCommunicator : public Object
      * connection when cts), made on first use
      */
     uint32_t GetConnection(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b, bool cts);
+    /** \brief Send with a callback (sink 0) or a sink (its number + 1). */
+    void SendMessage(uint32_t src,
+                     uint32_t dst,
+                     Ptr<RoceNetDevice> srcNic,
+                     Ptr<RoceNetDevice> dstNic,
+                     uint64_t bytes,
+                     uint64_t tag,
+                     ArrivalCallback arrived,
+                     uint32_t sink);
     /** \brief Post a message on a connection (split or round-robin). */
     void Post(uint32_t conn, Message m);
     /** \brief Grant what a receiving NIC may take now. */
@@ -227,8 +303,31 @@ class RoceCommunicator : public Object
     void QpMessage(uint32_t conn, uint32_t qp, uint64_t bytes, uint64_t msn);
     /** \brief A scale-up copy arrived. \param slot its entry in m_scaleUp */
     void ScaleUpArrived(uint64_t slot);
-    /** \brief Account an arrival and call back. */
-    void Arrive(uint32_t dst, uint64_t bytes, uint64_t tag, const ArrivalCallback& arrived);
+    /** \brief Account an arrival and call back (or run the sink). */
+    void Arrive(uint32_t dst,
+                uint64_t bytes,
+                uint64_t tag,
+                const ArrivalCallback& arrived,
+                uint32_t src,
+                uint32_t sink);
+    /** \brief Handle a RoceRankCall: a message description or a sender's notice. */
+    void Call(const std::vector<uint64_t>& words);
+    /** \brief Post to a connection whose receiver is on another rank. */
+    void PostRemote(uint32_t conn, const Message& m, uint64_t id, uint32_t q, uint32_t n);
+    /** \brief Store a message description for this rank's receiving QPs. */
+    void AddMessage(uint32_t conn, uint64_t id, Message m, uint32_t q, uint32_t n);
+
+    /** A sink's two parts. */
+    struct Sink
+    {
+        ArrivalCallback atReceiver; //!< at the receiver, on arrival
+        SentCallback atSender;      //!< at the sender, notified
+    };
+
+    bool m_distributed{false};
+    Time m_notifyDelay{MicroSeconds(2)};
+    uint32_t m_service{0}; //!< this communicator's RoceRankCall service
+    std::vector<Sink> m_sinks;
 
     uint32_t m_qpsPerConnection;
     QpMode m_qpMode;
@@ -260,6 +359,8 @@ class RoceCommunicator : public Object
         uint64_t bytes;          //!< size
         uint64_t tag;            //!< the sender's tag
         ArrivalCallback arrived; //!< the sender's callback
+        uint32_t src{0};         //!< sending rank
+        uint32_t sink{0};        //!< AddSink's number + 1, or 0
     };
 
     std::vector<ScaleUpCopy> m_scaleUp;        //!< copies in flight, by slot

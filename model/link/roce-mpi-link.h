@@ -30,6 +30,11 @@ class RocePfcNetDevice;
  * serialization + delay) with that key. The results therefore do not
  * depend on the number of ranks.
  *
+ * The same MPI messages carry RoceRankCall's calls between ranks (a
+ * flag in the order header tells them from frames): to the first device
+ * noted on the cut for the target rank (AddCutEnd), one lookahead after
+ * they are sent; a scheduled call keeps the order key its sender reserved.
+ *
  * Events per frame on the cut: the sender's transmit (as on any link), the
  * MPI layer's receive event at the first bit and the device's receive at
  * the last bit on the peer's rank.
@@ -45,10 +50,19 @@ class RoceMpiLink
      */
     static void Connect(Ptr<RoceChannel> channel, Ptr<RocePfcNetDevice> local);
 
+    /**
+     * \brief Note a device on the cut (every rank, for every cut link): calls
+     * (RoceRankCall) for its rank go to the first one noted.
+     * \param device an end of a link between ranks
+     */
+    static void AddCutEnd(Ptr<RocePfcNetDevice> device);
+
     /** \return frames this rank sent to other ranks */
     static uint64_t GetFramesSent();
     /** \return PFC frames among them */
     static uint64_t GetPfcFramesSent();
+    /** \return RoceRankCall calls this rank sent to other ranks */
+    static uint64_t GetCallsSent();
 };
 
 } // namespace ns3
