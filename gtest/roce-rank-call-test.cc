@@ -120,7 +120,7 @@ namespace
  * \return the collective (keep it until the run ends)
  */
 Ptr<RoceCollective>
-StartWith(bool cts, Time notify)
+StartWith(bool cts, Time notify, Callback<void> done = Callback<void>())
 {
     RoceAiZoneHelper z;
     z.SetGpus(16);
@@ -133,7 +133,7 @@ StartWith(bool cts, Time notify)
     std::iota(gpus.begin(), gpus.end(), 0);
     Ptr<RoceCollective> coll = CreateObject<RoceCollective>();
     coll->SetCommunicator(h.CreateCommunicator(zone, gpus));
-    coll->Start(RoceCollective::ALL_REDUCE, RoceCollective::RING, 1 << 20);
+    coll->Start(RoceCollective::ALL_REDUCE, RoceCollective::RING, 1 << 20, done);
     return coll;
 }
 
@@ -151,6 +151,26 @@ TEST(RankCallTest, DistributedCommunicatorRefusals)
         RoceRankCall::SetTransport(RoceRankCall::Transport(), MicroSeconds(4));
         EXPECT_ROCE_ERROR(StartWith(false, MicroSeconds(4)),
                           "NotifyDelay=\\+4us must exceed the MPI lookahead \\+4us");
+    }
+    {
+        RankCallScope scope;
+        // A transport: an MPI run with links between ranks.
+        RoceRankCall::SetTransport(
+            RoceRankCall::Transport(
+                [](uint32_t, uint32_t, Time, uint32_t, const std::vector<uint64_t>&) {}),
+            MicroSeconds(4));
+        EXPECT_ROCE_ERROR(StartWith(false, MicroSeconds(5), Callback<void>([]() {})),
+                          "across MPI ranks an operation's done callbacks would run on each "
+                          "process when its own ranks finish");
+    }
+    {
+        RankCallScope scope;
+        // One process (no transport): a done callback is fine.
+        bool done = false;
+        Ptr<RoceCollective> coll =
+            StartWith(false, MicroSeconds(5), Callback<void>([&done]() { done = true; }));
+        Simulator::Run();
+        EXPECT_TRUE(done);
     }
     {
         RankCallScope scope;

@@ -9,6 +9,7 @@
 
 #include "ns3/node.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-rank-call.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -33,6 +34,11 @@ RoceCollective::StartDistributed(uint32_t p)
         return;
     }
     m_comm->CheckDistributed();
+    ROCE_ERROR_IF(RoceRankCall::HasTransport() && (!m_done.IsNull() || !m_rankDone.IsNull()),
+                  "RoceCollective: across MPI ranks an operation's done callbacks would run on "
+                  "each process when its own ranks finish, so what they start would start at "
+                  "other times than in one process; start each operation at a fixed time "
+                  "(nccl-tests iterations, jobs and Chakra replay run in one process)");
     m_local.assign(p, 0);
     m_ranksLeft = 0;
     for (uint32_t r = 0; r < p; ++r)

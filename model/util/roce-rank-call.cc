@@ -139,6 +139,12 @@ RoceRankCall::GetRank()
     return State().rank;
 }
 
+bool
+RoceRankCall::HasTransport()
+{
+    return !State().transport.IsNull();
+}
+
 Time
 RoceRankCall::GetLookahead()
 {

@@ -87,6 +87,8 @@ class RoceRankCall
     static bool IsLocal(uint32_t node);
     /** \return this rank (0 unless RoceMpiHelper set it) */
     static uint32_t GetRank();
+    /** \return true if calls can reach other ranks (an MPI run with links between ranks) */
+    static bool HasTransport();
     /** \return the smallest delay a Schedule to another rank may have (0: one rank) */
     static Time GetLookahead();
 
