@@ -17,14 +17,6 @@
 namespace ns3
 {
 
-namespace
-{
-
-/** Field width of a ring chunk's tag (RingTag in roce-collective.cc). */
-constexpr uint32_t FIELD = 0xFFFF;
-
-} // namespace
-
 void
 RoceCollective::StartDistributed(uint32_t p)
 {
@@ -117,33 +109,26 @@ RoceCollective::Sent(uint32_t sender, Time at)
 void
 RoceCollective::RingReceived(uint64_t tag)
 {
-    const uint32_t c = tag >> 48;
-    const uint32_t q = (tag >> 32) & FIELD;
-    const uint32_t step = (tag >> 16) & FIELD;
-    const uint32_t k = tag & FIELD;
-    Ring& ring = m_rings[c];
-    const uint32_t p = ring.nodes.size();
-    const bool forward =
-        m_op == BROADCAST ? ring.nodes[(q + 1) % p].rank != m_root : step + 1 < m_ringSteps;
-    if (forward)
+    const RingChunk x = DecodeRingTag(tag);
+    Ring& ring = m_rings[x.c];
+    if (RingForwards(x))
     {
-        ring.nodes[q].ready.push_back((uint64_t(step + 1) << 32) | k);
-        Pump(c, q);
+        ring.nodes[x.q].ready.push_back((uint64_t(x.step + 1) << 32) | x.k);
+        Pump(x.c, x.q);
     }
     // Last, as the operation's done callback may start the next one.
-    Received(ring.nodes[q].rank);
+    Received(ring.nodes[x.q].rank);
 }
 
 void
 RoceCollective::RingSent(uint64_t tag, Time at)
 {
-    const uint32_t c = tag >> 48;
-    const uint32_t q = (tag >> 32) & FIELD;
-    Ring& ring = m_rings[c];
+    const RingChunk x = DecodeRingTag(tag);
+    Ring& ring = m_rings[x.c];
     const uint32_t p = ring.nodes.size();
-    const uint32_t from = (q + p - 1) % p;
+    const uint32_t from = (x.q + p - 1) % p;
     --ring.nodes[from].inFlight;
-    Pump(c, from);
+    Pump(x.c, from);
     Sent(ring.nodes[from].rank, at);
 }
 

@@ -511,23 +511,38 @@ RoceCollective::Pump(uint32_t c, uint32_t q)
     }
 }
 
+RoceCollective::RingChunk
+RoceCollective::DecodeRingTag(uint64_t tag)
+{
+    return RingChunk{uint32_t(tag >> 48),
+                     uint32_t((tag >> 32) & FIELD),
+                     uint32_t((tag >> 16) & FIELD),
+                     uint32_t(tag & FIELD)};
+}
+
+bool
+RoceCollective::RingForwards(const RingChunk& x) const
+{
+    const Ring& ring = m_rings[x.c];
+    const uint32_t p = ring.nodes.size();
+    // Broadcast: a chunk goes on until the position before the root.
+    return m_op == BROADCAST ? ring.nodes[(x.q + 1) % p].rank != m_root : x.step + 1 < m_ringSteps;
+}
+
 void
 RoceCollective::RingArrived(uint64_t tag)
 {
-    const uint32_t c = tag >> 48;
-    const uint32_t q = (tag >> 32) & FIELD;
-    const uint32_t step = (tag >> 16) & FIELD;
-    const uint32_t k = tag & FIELD;
+    const RingChunk x = DecodeRingTag(tag);
+    const uint32_t c = x.c;
+    const uint32_t q = x.q;
     Ring& ring = m_rings[c];
     const uint32_t p = ring.nodes.size();
     const uint32_t from = (q + p - 1) % p;
     --ring.nodes[from].inFlight;
-    // Broadcast: a chunk goes on until the position before the root.
-    const bool forward =
-        m_op == BROADCAST ? ring.nodes[(q + 1) % p].rank != m_root : step + 1 < m_ringSteps;
+    const bool forward = RingForwards(x);
     if (forward)
     {
-        ring.nodes[q].ready.push_back((uint64_t(step + 1) << 32) | k);
+        ring.nodes[q].ready.push_back((uint64_t(x.step + 1) << 32) | x.k);
     }
     Account(ring.nodes[from].rank, ring.nodes[q].rank);
     Pump(c, from);

@@ -217,6 +217,20 @@ class RoceCollective : public Object
     void Pump(uint32_t c, uint32_t q);
     /** \return the bytes of chunk k of slice s of channel c */
     uint64_t ChunkBytes(uint32_t c, uint32_t s, uint32_t k) const;
+
+    /** A ring chunk's tag, decoded. */
+    struct RingChunk
+    {
+        uint32_t c;    //!< channel
+        uint32_t q;    //!< position it arrived at
+        uint32_t step; //!< its step
+        uint32_t k;    //!< chunk of the slice
+    };
+
+    /** \param tag a ring chunk's tag \return its fields */
+    static RingChunk DecodeRingTag(uint64_t tag);
+    /** \param x a chunk that arrived \return true if its receiver forwards it */
+    bool RingForwards(const RingChunk& x) const;
     /** \brief A ring chunk arrived (tag = channel, position, step, chunk). */
     void RingArrived(uint64_t tag);
     /** \brief A direct chunk arrived (tag = source, destination). */
