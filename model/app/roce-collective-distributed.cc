@@ -95,7 +95,8 @@ RoceCollective::Received(uint32_t receiver)
 {
     NS_ASSERT(m_recvsLeft[receiver] > 0);
     --m_recvsLeft[receiver];
-    CheckRank(receiver, Simulator::Now());
+    m_rankLast[receiver] = std::max(m_rankLast[receiver], Simulator::Now());
+    CheckRank(receiver);
 }
 
 void
@@ -103,7 +104,8 @@ RoceCollective::Sent(uint32_t sender, Time at)
 {
     NS_ASSERT(m_sendsLeft[sender] > 0);
     --m_sendsLeft[sender];
-    CheckRank(sender, at);
+    m_rankLast[sender] = std::max(m_rankLast[sender], at);
+    CheckRank(sender);
 }
 
 void

@@ -331,7 +331,7 @@ RoceCollective::Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done
     Simulator::ScheduleNow([this, p]() {
         for (uint32_t r = 0; r < p; ++r)
         {
-            CheckRank(r, Simulator::Now());
+            CheckRank(r);
         }
         if (m_distributed && m_running && m_ranksLeft == 0)
         {
@@ -746,15 +746,15 @@ RoceCollective::Account(uint32_t sender, uint32_t receiver)
     NS_ASSERT(m_sendsLeft[sender] > 0 && m_recvsLeft[receiver] > 0);
     --m_sendsLeft[sender];
     --m_recvsLeft[receiver];
-    CheckRank(sender, Simulator::Now());
-    CheckRank(receiver, Simulator::Now());
+    CheckRank(sender);
+    CheckRank(receiver);
 }
 
 void
 RoceCollective::Post(uint32_t src,
                      uint32_t dst,
-                     Ptr<RoceNetDevice> srcNic,
-                     Ptr<RoceNetDevice> dstNic,
+                     const Ptr<RoceNetDevice>& srcNic,
+                     const Ptr<RoceNetDevice>& dstNic,
                      uint64_t bytes,
                      uint64_t tag,
                      uint32_t sink,
@@ -769,16 +769,16 @@ RoceCollective::Post(uint32_t src,
 }
 
 void
-RoceCollective::CheckRank(uint32_t r, Time at)
+RoceCollective::CheckRank(uint32_t r)
 {
-    m_rankLast[r] = std::max(m_rankLast[r], at);
     if (!m_running || m_sendsLeft[r] > 0 || m_recvsLeft[r] > 0 || m_rankFinish[r] >= Time(0) ||
         (m_distributed && !m_local[r]))
     {
         return;
     }
-    m_rankFinish[r] = m_rankLast[r];
-    m_finish = std::max(m_finish, m_rankLast[r]);
+    // Distributed: the last arrival, which a notice reports after the fact.
+    m_rankFinish[r] = m_distributed ? m_rankLast[r] : Simulator::Now();
+    m_finish = std::max(m_finish, m_rankFinish[r]);
     const bool last = --m_ranksLeft == 0;
     if (last)
     {

@@ -245,13 +245,13 @@ class RoceCollective : public Object
     void ScheduleArrived(uint64_t tag);
     /** \brief Account one arrival for its sender and its receiver. */
     void Account(uint32_t sender, uint32_t receiver);
-    /** \brief A rank may have finished. \param r the rank \param at its latest arrival */
-    void CheckRank(uint32_t r, Time at);
+    /** \brief A rank may have finished. \param r the rank */
+    void CheckRank(uint32_t r);
     /** \brief Send a chunk: with the callback, or (Distributed) to the sink. */
     void Post(uint32_t src,
               uint32_t dst,
-              Ptr<RoceNetDevice> srcNic,
-              Ptr<RoceNetDevice> dstNic,
+              const Ptr<RoceNetDevice>& srcNic,
+              const Ptr<RoceNetDevice>& dstNic,
               uint64_t bytes,
               uint64_t tag,
               uint32_t sink,

@@ -278,8 +278,8 @@ class RoceCommunicator : public Object
     /** \brief Send with a callback (sink 0) or a sink (its number + 1). */
     void SendMessage(uint32_t src,
                      uint32_t dst,
-                     Ptr<RoceNetDevice> srcNic,
-                     Ptr<RoceNetDevice> dstNic,
+                     const Ptr<RoceNetDevice>& srcNic,
+                     const Ptr<RoceNetDevice>& dstNic,
                      uint64_t bytes,
                      uint64_t tag,
                      ArrivalCallback arrived,
