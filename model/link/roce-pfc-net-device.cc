@@ -309,8 +309,7 @@ RocePfcNetDevice::TransmitNext()
     Ptr<Packet> p;
     if (!m_controlQueue.empty())
     {
-        p = m_controlQueue.front();
-        m_controlQueue.pop_front();
+        p = m_controlQueue.take_front();
     }
     else
     {
@@ -412,8 +411,7 @@ RocePfcNetDevice::FlushWhileDown()
 {
     while (!m_controlQueue.empty())
     {
-        Ptr<Packet> p = m_controlQueue.front();
-        m_controlQueue.pop_front();
+        Ptr<Packet> p = m_controlQueue.take_front();
         DropFrame(p, DROP_LINK_DOWN);
     }
     if (DropsWhenLinkDown())

@@ -11,11 +11,11 @@
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
 #include "ns3/roce-drop-counts.h"
+#include "ns3/roce-fifo.h"
 #include "ns3/roce-frame.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
-#include <deque>
 
 namespace ns3
 {
@@ -407,7 +407,7 @@ class RocePfcNetDevice : public NetDevice
     EventId m_txEvent;       //!< transmit-complete event or wake-up at m_txEnd
     bool m_txPending{false}; //!< m_txEvent is scheduled and has not run
     uint64_t m_txCarryPs{0}; //!< sub-resolution remainder of serialization times
-    std::deque<Ptr<Packet>> m_controlQueue;
+    RoceFifo<Ptr<Packet>> m_controlQueue;
 
     uint8_t m_pausedMask{0};
     std::array<EventId, ROCE_NUM_PRIORITIES> m_pauseExpiry;

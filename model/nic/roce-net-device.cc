@@ -357,9 +357,7 @@ RoceNetDevice::DequeueData(uint8_t pausedMask)
         auto& control = m_control[prio];
         if (!control.empty())
         {
-            Ptr<Packet> p = control.front();
-            control.pop_front();
-            return p;
+            return control.take_front();
         }
         if (m_scheduler.IsIdle(static_cast<uint8_t>(prio)))
         {
@@ -450,8 +448,7 @@ RoceNetDevice::StartDrain()
 void
 RoceNetDevice::DrainDone()
 {
-    RxItem head = m_rxBuffer.front();
-    m_rxBuffer.pop_front();
+    RxItem head = m_rxBuffer.take_front();
     uint32_t size = head.packet->GetSize();
     m_rxBytes -= size;
     m_rxPriorityBytes[head.priority] -= size;

@@ -16,7 +16,6 @@
 #include "ns3/type-id.h"
 
 #include <array>
-#include <deque>
 #include <vector>
 
 namespace ns3
@@ -226,9 +225,9 @@ class RoceNetDevice : public RocePfcNetDevice
     /** A frame waiting in the receive buffer. */
     struct RxItem
     {
-        Ptr<Packet> packet; //!< the frame
-        RoceFrame frame;    //!< its fields
-        uint8_t priority;   //!< its priority
+        Ptr<Packet> packet;  //!< the frame
+        RoceFrame frame;     //!< its fields
+        uint8_t priority{0}; //!< its priority
     };
 
     Ipv4Address m_ipv4;
@@ -244,13 +243,13 @@ class RoceNetDevice : public RocePfcNetDevice
 
     std::vector<Ptr<RoceQueuePair>> m_qps; //!< by slot (QP number - FIRST_QPN)
     RoceNicScheduler m_scheduler;          //!< which QP sends next
-    std::array<std::deque<Ptr<Packet>>, ROCE_NUM_PRIORITIES> m_control;
+    std::array<RoceFifo<Ptr<Packet>>, ROCE_NUM_PRIORITIES> m_control;
     EventId m_wakeEvent;
     Time m_wakeTime;
     uint8_t m_wakePausedMask{0}; //!< paused priorities when m_wakeTime was chosen
     bool m_wakePending{false};   //!< m_wakeEvent is scheduled and has not run
 
-    std::deque<RxItem> m_rxBuffer;
+    RoceFifo<RxItem> m_rxBuffer;
     uint64_t m_rxBytes{0};
     std::array<uint64_t, ROCE_NUM_PRIORITIES> m_rxPriorityBytes{};
     EventId m_drainEvent;
