@@ -58,7 +58,7 @@ RocePfcNetDevice::ReceivePfc(Ptr<Packet> p)
         if (!(m_pausedMask & bit))
         {
             m_pausedMask |= bit;
-            m_pauseStart[prio] = Simulator::Now();
+            m_pauseStart[prio] = Simulator::Now().GetTimeStep();
             NotifyPause(prio);
         }
     }
@@ -73,7 +73,7 @@ RocePfcNetDevice::PauseExpired(uint8_t priority)
         return;
     }
     m_pausedMask &= static_cast<uint8_t>(~bit);
-    m_pfcStats.pausedTime[priority] += Simulator::Now() - m_pauseStart[priority];
+    m_pfcStats.pausedSteps[priority] += Simulator::Now().GetTimeStep() - m_pauseStart[priority];
     NotifyResume(priority);
     TryTransmit();
 }
@@ -178,13 +178,17 @@ RocePfcNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
 RocePfcNetDevice::PfcStats
 RocePfcNetDevice::GetPfcStats() const
 {
-    PfcStats s = m_pfcStats;
+    PfcStats s;
+    s.pauseTx = m_pfcStats.pauseTx;
+    s.resumeTx = m_pfcStats.resumeTx;
+    s.pauseRx = m_pfcStats.pauseRx;
+    s.resumeRx = m_pfcStats.resumeRx;
+    const int64_t now = Simulator::Now().GetTimeStep();
     for (uint32_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
     {
-        if (m_pausedMask & (1u << p))
-        {
-            s.pausedTime[p] += Simulator::Now() - m_pauseStart[p];
-        }
+        const bool paused = m_pausedMask & (1u << p);
+        s.pausedTime[p] =
+            TimeStep(m_pfcStats.pausedSteps[p] + (paused ? now - m_pauseStart[p] : 0));
     }
     return s;
 }
