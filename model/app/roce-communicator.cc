@@ -116,7 +116,11 @@ RoceCommunicator::RoceCommunicator()
     m_qpFactory.SetTypeId(RoceQueuePair::GetTypeId());
 }
 
-RoceCommunicator::~RoceCommunicator() = default;
+RoceCommunicator::~RoceCommunicator()
+{
+    // Also when never disposed: no call may reach a deleted communicator.
+    RoceRankCall::Unregister(m_service);
+}
 
 void
 RoceCommunicator::DoDispose()
@@ -562,12 +566,14 @@ RoceCommunicator::PostRemote(uint32_t conn,
 void
 RoceCommunicator::Call(const std::vector<uint64_t>& w)
 {
-    if (w.at(0) == ROCE_COMM_NOTICE)
+    if (!w.empty() && w[0] == ROCE_COMM_NOTICE)
     {
-        m_sinks.at(w.at(1) - 1).atSender(w.at(2), TimeStep(w.at(3)));
+        ROCE_ERROR_IF(w.size() != 4 || w[1] == 0 || w[1] > m_sinks.size(),
+                      "RoceCommunicator: a malformed notice from another rank");
+        m_sinks[w[1] - 1].atSender(w[2], TimeStep(w[3]));
         return;
     }
-    ROCE_ERROR_IF(w.size() != 10 || w[1] >= m_connections.size(),
+    ROCE_ERROR_IF(w.size() != 10 || w[0] != ROCE_COMM_MESSAGE || w[1] >= m_connections.size(),
                   "RoceCommunicator: a malformed message description from another rank");
     Message m{uint32_t(w[4]), w[5], w[6], 0, ArrivalCallback()};
     m.conn = w[1];
