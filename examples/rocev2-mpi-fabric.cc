@@ -15,13 +15,20 @@
 // messages (RoceMpiLink). GPUs in the racks of every other rank each WRITE
 // --size bytes to GPU 0, whose port pauses its leaf by PFC and backs the
 // pauses up across the cut; every GPU also WRITEs --permutation bytes to
-// the GPU half the fabric away, and every GPU takes part in a --collective
+// the GPU half the fabric away, and with --load GPUs send Poisson flows of
+// --cdf sizes to random GPUs (RoceWorkloadHelper: each flow is posted and
+// recorded on its sender's rank). Every GPU takes part in a --collective
 // (a ring AllReduce of --coll-size by default) over a Distributed
 // communicator: each rank posts its own GPUs' chunks, and arrivals reach
-// a sender on another rank as RoceRankCall notices. Rank 0 gathers every
-// flow's completion time, every GPU's collective finish time and every
-// device's PFC counters and writes them, sorted, to stdout and --json: the
-// same file on 1, 2 or 4 ranks (check/mpi compares them).
+// a sender on another rank as RoceRankCall notices. --monitor logs PFC
+// frames and samples queues and links on each rank's own devices until
+// the last flow of the run is done. Rank 0 gathers every flow's record
+// (RoceFctStats), the monitor's rows, every GPU's collective finish time
+// and every device's PFC counters and writes them, sorted, to stdout,
+// --json and the monitor's CSV files: the same files on 1, 2 or 4 ranks
+// (check/mpi compares them).
+//
+//   ./rocev2 run --mpi=2 rocev2-mpi-fabric --load=0.3 --monitor=out/mpi
 #include "rocev2-example-args.h"
 
 #include "ns3/core-module.h"
@@ -40,17 +47,6 @@ using namespace ns3::RoceExampleArgs;
 
 namespace
 {
-
-/** One WRITE of the scenario. */
-struct Flow
-{
-    uint32_t src{0};       //!< sending GPU
-    uint32_t dst{0};       //!< receiving GPU
-    uint64_t bytes{0};     //!< size
-    Ptr<RoceQueuePair> qp; //!< the sender's QP (on the sender's rank)
-    Time completed;        //!< completion time
-    bool done{false};      //!< completed successfully
-};
 
 /** \return the sorted, newline-joined lines of every rank's text (rank 0). */
 std::vector<std::string>
@@ -100,6 +96,12 @@ main(int argc, char* argv[])
     std::string collSizeText = "1048576";
     uint32_t channels = 2;
     std::string notifyText = "auto";
+    double load = 0;
+    std::string cdfPath = "data/cdf/websearch.txt";
+    std::string duration = "100us";
+    uint32_t stream = 1;
+    std::string monitor;
+    std::string monitorInterval = "10us";
     std::string json;
 
     CommandLine cmd(__FILE__);
@@ -142,6 +144,17 @@ main(int argc, char* argv[])
                  "How long after an arrival in another server its sender learns of it "
                  "(RoceCommunicator::NotifyDelay; auto: one way across the fabric's top tier)",
                  notifyText);
+    cmd.AddValue("load",
+                 "Poisson flows between random GPUs at this load of a GPU's link rate (0: none)",
+                 load);
+    cmd.AddValue("cdf", "Flow-size CDF of the Poisson flows", cdfPath);
+    cmd.AddValue("duration", "How long Poisson flows arrive", duration);
+    cmd.AddValue("stream", "First random stream of the Poisson flows (with --RngRun)", stream);
+    cmd.AddValue("monitor",
+                 "Monitor the fabric (PFC log, queue and link sampling) and write "
+                 "PREFIX-pfc.csv, -queue.csv, -link.csv and -cnp.csv (rank 0)",
+                 monitor);
+    cmd.AddValue("monitor-interval", "Sampling interval of --monitor", monitorInterval);
     cmd.AddValue("json", "Write the results as JSON to this file (rank 0)", json);
     RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
@@ -178,6 +191,20 @@ main(int argc, char* argv[])
     gpusPerServer = zone.gpusPerServer;
     ROCE_ERROR_IF(incast + 1 > gpus, "--incast=" << incast << " needs more than --gpus=" << gpus);
 
+    // A sender learns of an arrival in another server one way across the
+    // fabric later (the receiver's credit back), which exceeds every cut
+    // link's delay, the lookahead; so do ranks of each other's last flow.
+    Time notify = 2 * (zoneHelper.GetLinkDelay(RoceAiZoneHelper::RTSW) +
+                       zoneHelper.GetLinkDelay(RoceAiZoneHelper::CTSW));
+    if (zone.tiers == 3)
+    {
+        notify += 2 * zoneHelper.GetLinkDelay(RoceAiZoneHelper::ATSW);
+    }
+    if (notifyText != "auto")
+    {
+        notify = ParseTime("notify-delay", notifyText);
+    }
+
     // The collective: every GPU, in order, over a Distributed communicator
     // (RoceMpiHelper::Enable made it the default). Built on every rank alike.
     Ptr<RoceCollective> coll;
@@ -187,19 +214,6 @@ main(int argc, char* argv[])
     {
         collSize = ParseBytes("coll-size", collSizeText);
         RoceCollectiveHelper collHelper;
-        // A sender learns of an arrival in another server one way across the
-        // fabric later (the receiver's credit back), which exceeds every cut
-        // link's delay, the lookahead.
-        Time notify = 2 * (zoneHelper.GetLinkDelay(RoceAiZoneHelper::RTSW) +
-                           zoneHelper.GetLinkDelay(RoceAiZoneHelper::CTSW));
-        if (zone.tiers == 3)
-        {
-            notify += 2 * zoneHelper.GetLinkDelay(RoceAiZoneHelper::ATSW);
-        }
-        if (notifyText != "auto")
-        {
-            notify = ParseTime("notify-delay", notifyText);
-        }
         collHelper.SetCommunicatorAttribute("NotifyDelay", TimeValue(notify));
         std::vector<uint32_t> ranksOfJob(gpus);
         for (uint32_t g = 0; g < gpus; ++g)
@@ -218,37 +232,48 @@ main(int argc, char* argv[])
 
     // The incast senders: GPUs from the far end of the zone (the last racks,
     // on other ranks than GPU 0 when the zone is split), one per server.
-    std::vector<Flow> flows;
+    std::vector<uint32_t> senders;
     for (uint32_t k = 0; k < incast; ++k)
     {
-        const uint32_t src = gpus - 1 - (k * gpusPerServer) % (gpus - 1);
-        flows.push_back(Flow{src, 0, size, nullptr, Time(), false});
+        senders.push_back(gpus - 1 - (k * gpusPerServer) % (gpus - 1));
     }
-    if (permutation > 0)
+    std::vector<RoceFlowSpec> flows = RoceWorkloadHelper::Incast(senders, 0, size, Time(0));
+    for (uint32_t g = 0; g < gpus && permutation > 0; ++g)
     {
-        for (uint32_t g = 0; g < gpus; ++g)
-        {
-            flows.push_back(Flow{g, (g + gpus / 2) % gpus, permutation, nullptr, Time(), false});
-        }
+        RoceFlowSpec f;
+        f.src = g;
+        f.dst = (g + gpus / 2) % gpus;
+        f.bytes = permutation;
+        flows.push_back(f);
     }
-    // Every rank creates every QP, in one order, so QP numbers and UDP ports
-    // (ECMP) are those of a one-process run; only the sender's rank posts.
-    RoceHelper& roce = zoneHelper.GetRoceHelper();
-    for (Flow& f : flows)
+    if (load > 0)
     {
-        f.qp = roce.CreateQp(zone.GetNic(f.src), zone.GetNic(f.dst)).first;
+        const std::vector<RoceFlowSpec> poisson =
+            RoceWorkloadHelper::Poisson(gpus,
+                                        RoceSizeCdf::Read(FindDataFile(cdfPath)),
+                                        load,
+                                        ParseRate("rate", rate),
+                                        Time(0),
+                                        ParsePositiveTime("duration", duration),
+                                        stream);
+        flows.insert(flows.end(), poisson.begin(), poisson.end());
     }
-    for (Flow& f : flows)
+    // Every rank installs every flow (RoceWorkloadHelper): the QPs are
+    // connected alike everywhere, and each flow is posted and recorded on its
+    // sender's rank. The ranks learn of each other's last flow NotifyDelay
+    // later; then the monitor stops, at one time on every rank.
+    Ptr<RoceFctStats> stats = CreateObject<RoceFctStats>();
+    stats->SetAttribute("NotifyDelay", TimeValue(notify));
+    RoceWorkloadHelper().Install(zone.nics, flows, stats);
+    Ptr<RoceMonitor> mon;
+    if (!monitor.empty())
     {
-        if (RoceMpiHelper::IsLocal(zone.GetServer(f.src)))
-        {
-            Flow* p = &f;
-            f.qp->PostWrite(f.bytes,
-                            Callback<void, const RoceCompletion&>([p](const RoceCompletion& c) {
-                                p->completed = c.completed;
-                                p->done = c.success;
-                            }));
-        }
+        const Time interval = ParsePositiveTime("monitor-interval", monitorInterval);
+        mon = CreateObject<RoceMonitor>();
+        mon->EnablePfcLog();
+        mon->EnableQueueSampling(interval);
+        mon->EnableLinkUtilisation(interval);
+        stats->SetAllDoneCallback(Callback<void>([mon]() { mon->Stop(); }));
     }
     if (rank == 0)
     {
@@ -266,31 +291,16 @@ main(int argc, char* argv[])
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
-    // This rank's part, as lines "KEY {JSON object}" that rank 0 sorts by
-    // KEY (flow index; node id and device): its flows and the PFC counters
-    // of its devices.
-    std::ostringstream flowText;
-    uint64_t failed = 0;
-    uint64_t localFlows = 0;
-    uint64_t lastNs = 0;
-    for (std::size_t i = 0; i < flows.size(); ++i)
+    // Every rank's flows and monitor rows to rank 0, in an order that does
+    // not depend on the split.
+    RoceMpiHelper::Gather(stats);
+    if (mon)
     {
-        const Flow& f = flows[i];
-        if (!RoceMpiHelper::IsLocal(zone.GetServer(f.src)))
-        {
-            continue;
-        }
-        const RoceQueuePair::Stats& s = f.qp->GetStats();
-        ++localFlows;
-        failed += f.done ? 0 : 1;
-        lastNs = std::max<uint64_t>(lastNs, f.completed.GetNanoSeconds());
-        flowText << std::setw(8) << std::setfill('0') << i << std::setfill(' ')
-                 << " {\"src\": " << f.src << ", \"dst\": " << f.dst << ", \"bytes\": " << f.bytes
-                 << ", \"ok\": " << (f.done ? "true" : "false")
-                 << ", \"fct_ns\": " << f.completed.GetNanoSeconds()
-                 << ", \"retransmits\": " << s.retransmittedPackets
-                 << ", \"cnp\": " << s.cnpReceived << "}\n";
+        RoceMpiHelper::Gather(mon);
     }
+    // This rank's part, as lines "KEY {JSON object}" that rank 0 sorts by
+    // KEY (node id and device; rank): the PFC counters of its devices and
+    // its GPUs' collective finish times.
     std::ostringstream pfcText;
     uint64_t hops = 0;
     uint64_t pauses = 0;
@@ -357,7 +367,6 @@ main(int argc, char* argv[])
     }
     const RoceInvariantReport invariants = RoceInvariants::Check(false);
     const uint64_t drops = RoceFabricStats::Collect().drops;
-    const std::vector<std::string> flowLines = SortedLines(RoceMpiHelper::Gather(flowText.str()));
     const std::vector<std::string> pfcLines = SortedLines(RoceMpiHelper::Gather(pfcText.str()));
     const std::vector<std::string> collLines = SortedLines(RoceMpiHelper::Gather(collText.str()));
     const std::vector<uint64_t> sums = RoceMpiHelper::Sum({hops,
@@ -366,13 +375,10 @@ main(int argc, char* argv[])
                                                            invariants.Ok() ? 0u : 1u,
                                                            RoceMpiHelper::GetCutFramesSent(),
                                                            RoceMpiHelper::GetCutPfcFramesSent(),
-                                                           failed,
-                                                           localFlows,
                                                            collLocal,
                                                            collUnfinished,
                                                            collNicBytes,
                                                            RoceMpiHelper::GetCutCallsSent()});
-    lastNs = RoceMpiHelper::Max({lastNs})[0];
     collFinishNs = RoceMpiHelper::Max({collFinishNs})[0];
     // nccl-tests' bus bandwidth of the collective, from its last rank's finish.
     const double busbw =
@@ -383,17 +389,36 @@ main(int argc, char* argv[])
     int status = 0;
     if (rank == 0)
     {
-        std::cout << "  " << sums[7] << " flows, last completion " << lastNs / 1e3 << " us, "
-                  << sums[6] << " failed; " << sums[0] << " packet hops, " << sums[1]
-                  << " PFC pauses, " << sums[2] << " drops; " << sums[4]
-                  << " frames crossed ranks (" << sums[5] << " PFC), " << sums[11] << " calls\n"
+        int64_t lastNs = 0;
+        for (const RoceFctRecord& r : stats->GetRecords())
+        {
+            lastNs = std::max(lastNs, (r.start + r.fct).GetNanoSeconds());
+        }
+        std::cout << "  " << stats->GetCompleted() << " of " << stats->GetExpected()
+                  << " flows completed, last at " << lastNs / 1e3 << " us, " << stats->GetFailed()
+                  << " failed; " << sums[0] << " packet hops, " << sums[1] << " PFC pauses, "
+                  << sums[2] << " drops; " << sums[4] << " frames crossed ranks (" << sums[5]
+                  << " PFC), " << sums[9] << " calls\n"
                   << (coll ? "  " + collective + " of " + std::to_string(collSize) + " B over " +
                                  std::to_string(gpus) + " GPUs: finished at " +
                                  std::to_string(collFinishNs / 1e3) + " us, busbw " +
-                                 std::to_string(busbw) + " GB/s, " + std::to_string(sums[10]) +
-                                 " B over NICs, " + std::to_string(sums[9]) + " GPUs unfinished\n"
-                           : std::string())
-                  << "  wall " << std::fixed << std::setprecision(3) << wall << " s on rank 0\n"
+                                 std::to_string(busbw) + " GB/s, " + std::to_string(sums[8]) +
+                                 " B over NICs, " + std::to_string(sums[7]) + " GPUs unfinished\n"
+                           : std::string());
+        if (!stats->GetRecords().empty())
+        {
+            stats->PrintTable(std::cout);
+        }
+        if (mon)
+        {
+            mon->WriteCsv(monitor);
+            std::cout << "  monitor: " << mon->GetPfcLog().size() << " PFC frames, "
+                      << mon->GetQueueSamples().size() << " queue rows, "
+                      << mon->GetLinkSamples().size() << " link rows, "
+                      << mon->GetCnpCounts().size() << " QPs with CNPs in " << monitor
+                      << "-*.csv\n";
+        }
+        std::cout << "  wall " << std::fixed << std::setprecision(3) << wall << " s on rank 0\n"
                   << "# invariants: " << (sums[3] == 0 ? "ok" : "VIOLATED") << " on " << ranks
                   << " rank(s)\n";
         if (!json.empty())
@@ -402,19 +427,34 @@ main(int argc, char* argv[])
             ROCE_ERROR_IF(!out, "cannot write --json=" << json);
             out << "{\n  \"gpus\": " << gpus << ",\n  \"incast\": " << incast
                 << ",\n  \"size\": " << size << ",\n  \"permutation\": " << permutation
-                << ",\n  \"cc\": \"" << cc << "\",\n  \"packet_hops\": " << sums[0]
-                << ",\n  \"pfc_pauses\": " << sums[1] << ",\n  \"drops\": " << sums[2]
-                << ",\n  \"collective\": \"" << collective << "\",\n  \"coll_size\": " << collSize
+                << ",\n  \"load\": " << load << ",\n  \"cc\": \"" << cc
+                << "\",\n  \"packet_hops\": " << sums[0] << ",\n  \"pfc_pauses\": " << sums[1]
+                << ",\n  \"drops\": " << sums[2] << ",\n  \"collective\": \"" << collective
+                << "\",\n  \"coll_size\": " << collSize
                 << ",\n  \"coll_finish_ns\": " << collFinishNs
                 << ",\n  \"coll_busbw_gbs\": " << std::setprecision(6) << busbw
-                << ",\n  \"coll_nic_bytes\": " << sums[10];
+                << ",\n  \"coll_nic_bytes\": " << sums[8] << ",\n";
+            stats->WriteJsonMembers(out, 2);
+            // Every flow, in the gathered order.
+            out << ",\n  \"flows\": [";
+            const char* sep = "\n    ";
+            for (const RoceFctRecord& r : stats->GetRecords())
+            {
+                out << sep << "{\"sip\": \"" << r.sip << "\", \"dip\": \"" << r.dip
+                    << "\", \"sport\": " << r.sport << ", \"bytes\": " << r.bytes
+                    << ", \"start_ns\": " << r.start.GetNanoSeconds()
+                    << ", \"fct_ns\": " << r.fct.GetNanoSeconds()
+                    << ", \"ideal_fct_ns\": " << r.idealFct.GetNanoSeconds()
+                    << ", \"failed\": " << (r.failed ? "true" : "false") << "}";
+                sep = ",\n    ";
+            }
+            out << "\n  ]";
             // Each line's JSON object follows its sort key and a blank.
-            for (const auto& [name, lines] : {std::pair{"flows", &flowLines},
-                                              std::pair{"collective_ranks", &collLines},
-                                              std::pair{"pfc", &pfcLines}})
+            for (const auto& [name, lines] :
+                 {std::pair{"collective_ranks", &collLines}, std::pair{"pfc", &pfcLines}})
             {
                 out << ",\n  \"" << name << "\": [";
-                const char* sep = "\n    ";
+                sep = "\n    ";
                 for (const std::string& l : *lines)
                 {
                     out << sep << l.substr(l.find(' ') + 1);
@@ -422,10 +462,15 @@ main(int argc, char* argv[])
                 }
                 out << "\n  ]";
             }
+            if (mon)
+            {
+                out << ",\n";
+                mon->WriteJsonMembers(out, 2);
+            }
             out << ",\n  \"invariants_ok\": " << (sums[3] == 0 ? "true" : "false") << "\n}\n";
         }
-        status = (sums[6] == 0 && sums[7] == flows.size() && sums[3] == 0 &&
-                  sums[8] == (coll ? gpus : 0) && sums[9] == 0)
+        status = (stats->GetFailed() == 0 && stats->GetCompleted() == flows.size() &&
+                  sums[3] == 0 && sums[6] == (coll ? gpus : 0) && sums[7] == 0)
                      ? 0
                      : 1;
     }

@@ -3,6 +3,8 @@
  */
 #include "roce-monitor-helper.h"
 
+#include "roce-mpi-helper.h"
+
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
@@ -17,6 +19,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -104,7 +107,7 @@ RoceMonitor::FindDevices()
     for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
     {
         Ptr<Node> node = *it;
-        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        for (uint32_t d = 0; d < node->GetNDevices() && RoceMpiHelper::IsLocal(node); ++d)
         {
             Ptr<RocePfcNetDevice> dev = DynamicCast<RocePfcNetDevice>(node->GetDevice(d));
             if (!dev)
@@ -400,11 +403,15 @@ RoceMonitor::GetRateSamples() const
 std::vector<RoceMonitor::CnpCount>
 RoceMonitor::GetCnpCounts() const
 {
+    if (m_merged)
+    {
+        return m_mergedCnp;
+    }
     std::vector<CnpCount> rows;
     for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
     {
         Ptr<Node> node = *it;
-        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        for (uint32_t d = 0; d < node->GetNDevices() && RoceMpiHelper::IsLocal(node); ++d)
         {
             Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(node->GetDevice(d));
             for (uint32_t q = 0; nic && q < nic->GetNQps(); ++q)
@@ -427,10 +434,45 @@ RoceMonitor::GetCnpCounts() const
     return rows;
 }
 
+std::vector<RoceMonitor::PortMax>
+RoceMonitor::GetPortMaxQueues() const
+{
+    if (m_merged)
+    {
+        return m_mergedPortMax;
+    }
+    std::vector<PortMax> rows;
+    for (std::size_t i = 0; i < m_devices.size(); ++i)
+    {
+        const Device& d = m_devices[i];
+        if (!d.disc)
+        {
+            continue;
+        }
+        uint64_t peak = 0;
+        for (uint8_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
+        {
+            peak = std::max(peak, d.disc->GetMaxQueueBytes(p));
+        }
+        if (peak > 0)
+        {
+            rows.push_back(PortMax{d.node, d.ifIndex, peak, m_portMaxSeen[i]});
+        }
+    }
+    return rows;
+}
+
 void
 RoceMonitor::WriteCsv(const std::string& prefix) const
 {
     NS_LOG_FUNCTION(this << prefix);
+    // A prefix in a folder that does not exist yet (out/incast) gets it.
+    const std::filesystem::path folder = std::filesystem::path(prefix).parent_path();
+    std::error_code ignored; // a folder that cannot be made fails below, named
+    if (!folder.empty())
+    {
+        std::filesystem::create_directories(folder, ignored);
+    }
     if (m_pfcEnabled)
     {
         std::ofstream out = OpenOrAbort(prefix + "-pfc.csv");
@@ -522,25 +564,11 @@ RoceMonitor::WriteJsonMembers(std::ostream& os, int indent) const
     // Per switch port: the largest queue the port's queue disc saw (any
     // priority, between samples too) and the largest sample.
     bool first = true;
-    for (std::size_t i = 0; i < m_devices.size(); ++i)
+    for (const PortMax& m : GetPortMaxQueues())
     {
-        const Device& d = m_devices[i];
-        if (!d.disc)
-        {
-            continue;
-        }
-        uint64_t peak = 0;
-        for (uint8_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
-        {
-            peak = std::max(peak, d.disc->GetMaxQueueBytes(p));
-        }
-        if (peak == 0)
-        {
-            continue;
-        }
-        os << (first ? "\n" : ",\n") << pad2 << "  {\"node\": " << d.node
-           << ", \"port\": " << d.ifIndex << ", \"max_bytes\": " << peak
-           << ", \"max_sampled_bytes\": " << m_portMaxSeen[i] << "}";
+        os << (first ? "\n" : ",\n") << pad2 << "  {\"node\": " << m.node
+           << ", \"port\": " << m.ifIndex << ", \"max_bytes\": " << m.maxBytes
+           << ", \"max_sampled_bytes\": " << m.maxSampled << "}";
         first = false;
     }
     os << (first ? "]\n" : "\n" + pad2 + "]\n") << pad << "}";

@@ -52,6 +52,13 @@ class RoceQueuePair;
  * callbacks), or sets SetStopTime() to the run's stop time. Sampling stops
  * at whichever comes first. The per-QP CNP counts are read from the queue
  * pairs when written, so write before Simulator::Destroy().
+ *
+ * Across MPI ranks each rank's monitor watches the devices of the nodes it
+ * runs (RoceMpiHelper::IsLocal), and RoceMpiHelper::Gather(monitor) brings
+ * every rank's rows to rank 0 (Pack, Merge), which writes them: the same
+ * CSV and JSON as one process that gathered too. Samplers must then stop at
+ * one time on every rank: at a stop time, or at RoceFctStats' all-done
+ * callback with Distributed.
  */
 class RoceMonitor : public Object
 {
@@ -116,6 +123,15 @@ class RoceMonitor : public Object
         uint32_t dstIp;       //!< remote IPv4 address (host order)
         uint64_t cnpSent;     //!< CNPs sent (as receiver)
         uint64_t cnpReceived; //!< CNPs received (as sender)
+    };
+
+    /** The largest queue of one switch port. */
+    struct PortMax
+    {
+        uint32_t node;       //!< switch node id
+        uint32_t ifIndex;    //!< port's interface index
+        uint64_t maxBytes;   //!< largest queue its queue disc saw (any priority)
+        uint64_t maxSampled; //!< largest queue sample (all priorities)
     };
 
     /**
@@ -188,12 +204,32 @@ class RoceMonitor : public Object
     const std::vector<RateSample>& GetRateSamples() const;
     /** \return per-QP CNP counts of the current simulation (QPs with any CNP) */
     std::vector<CnpCount> GetCnpCounts() const;
+    /** \return the switch ports that held any queue, by node and port */
+    std::vector<PortMax> GetPortMaxQueues() const;
+
+    /**
+     * \brief This rank's rows, CNP counts and port maxima as text, for
+     * RoceMpiHelper::Gather.
+     * \return the text
+     */
+    std::string Pack() const;
+
+    /**
+     * \brief Replace the rows, CNP counts and port maxima with those of
+     * every rank's Pack() (the sampling counts stay: every rank samples
+     * alike). Rows are then ordered by time, node, port and priority (rate
+     * rows by time, node and QP number), which one process's samplers give
+     * too; PFC rows, which one process logs in event order, take that order
+     * as well. Malformed text is a RoceError.
+     * \param packs the Pack() of every rank
+     */
+    void Merge(const std::vector<std::string>& packs);
 
     /**
      * \brief Write PREFIX-pfc.csv, PREFIX-queue.csv, PREFIX-link.csv,
      * PREFIX-cnp.csv and PREFIX-rate.csv (the enabled monitors; CNP counts
-     * always), each with a header line. Aborts naming the file if it cannot
-     * be written.
+     * always), each with a header line. The prefix's folder is created if
+     * missing. Aborts naming the file if it cannot be written.
      * \param prefix path prefix
      */
     void WriteCsv(const std::string& prefix) const;
@@ -284,6 +320,10 @@ class RoceMonitor : public Object
     std::vector<LinkSample> m_link;      //!< link rows
     std::vector<RateSample> m_rate;      //!< rate rows
     std::vector<uint64_t> m_portMaxSeen; //!< per device: largest sampled queue (all priorities)
+
+    bool m_merged{false};                 //!< Merge() replaced the local rows
+    std::vector<CnpCount> m_mergedCnp;    //!< CNP counts of every rank, after Merge()
+    std::vector<PortMax> m_mergedPortMax; //!< port maxima of every rank, after Merge()
 };
 
 } // namespace ns3

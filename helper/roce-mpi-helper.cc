@@ -3,12 +3,15 @@
  */
 #include "roce-mpi-helper.h"
 
+#include "roce-monitor-helper.h"
+
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/global-value.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-fct-stats.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-rank-call.h"
 #include "ns3/string.h"
@@ -51,6 +54,7 @@ RoceMpiHelper::Enable(int* argc, char*** argv)
     RoceRankCall::SetRank(GetRank());
     // Communicators made from now on behave alike on any number of ranks.
     Config::SetDefault("ns3::RoceCommunicator::Distributed", BooleanValue(true));
+    Config::SetDefault("ns3::RoceFctStats::Distributed", BooleanValue(true));
 }
 
 void
@@ -180,6 +184,28 @@ RoceMpiHelper::Gather(const std::string& text)
     }
 #endif
     return {text};
+}
+
+void
+RoceMpiHelper::Gather(Ptr<RoceFctStats> stats)
+{
+    ROCE_ERROR_IF(!stats, "RoceMpiHelper::Gather: no RoceFctStats");
+    const std::vector<std::string> parts = Gather(stats->Pack());
+    if (GetRank() == 0)
+    {
+        stats->Merge(parts);
+    }
+}
+
+void
+RoceMpiHelper::Gather(Ptr<RoceMonitor> monitor)
+{
+    ROCE_ERROR_IF(!monitor, "RoceMpiHelper::Gather: no RoceMonitor");
+    const std::vector<std::string> parts = Gather(monitor->Pack());
+    if (GetRank() == 0)
+    {
+        monitor->Merge(parts);
+    }
 }
 
 namespace

@@ -15,6 +15,8 @@ namespace ns3
 
 class Node;
 class RoceChannel;
+class RoceFctStats;
+class RoceMonitor;
 class RocePfcNetDevice;
 
 /**
@@ -33,7 +35,9 @@ class RocePfcNetDevice;
  * Enable() also makes RoceCommunicator's Distributed the default: a
  * collective's ranks then post only on their own process, and arrivals
  * reach senders on other ranks as RoceRankCall calls (over the cut links'
- * MPI messages).
+ * MPI messages). It makes RoceFctStats' Distributed the default too: a
+ * workload's all-done callback (which stops monitors) then runs on every
+ * rank at one time.
  *
  * Enable() selects RoceOrderedScheduler, also in the plain build, so that
  * one process and any number of ranks run simultaneous events in one order
@@ -80,6 +84,21 @@ class RoceMpiHelper
      * \return on rank 0 every rank's part, by rank; elsewhere nothing
      */
     static std::vector<std::string> Gather(const std::string& text);
+    /**
+     * \brief Bring every rank's flow records to rank 0 (RoceFctStats::Pack,
+     * Merge): there the records of the whole run, in an order that does
+     * not depend on the split; elsewhere this rank's. Call it on every rank
+     * after Simulator::Run, also in one process, whose records then take
+     * that order too.
+     * \param stats the statistics of the workload (the same object's role on every rank)
+     */
+    static void Gather(Ptr<RoceFctStats> stats);
+    /**
+     * \brief Bring every rank's monitor rows to rank 0 (RoceMonitor::Pack,
+     * Merge), as Gather(stats) does for flows.
+     * \param monitor the monitor
+     */
+    static void Gather(Ptr<RoceMonitor> monitor);
     /**
      * \param values this rank's counters
      * \return on rank 0 their sums over the ranks; elsewhere these values

@@ -9,9 +9,11 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-queue-pair.h"
+#include "ns3/roce-rank-call.h"
 
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
 #include <map>
 
 namespace ns3
@@ -40,19 +42,45 @@ RoceWorkloadHelper::Install(NodeContainer nodes,
                             const std::vector<RoceFlowSpec>& flows,
                             Ptr<RoceFctStats> stats) const
 {
+    return InstallOn([&nodes](uint32_t i) { return RoceHelper::GetNic(nodes.Get(i)); },
+                     nodes.GetN(),
+                     "nodes",
+                     flows,
+                     stats);
+}
+
+ApplicationContainer
+RoceWorkloadHelper::Install(const std::vector<Ptr<RoceNetDevice>>& nics,
+                            const std::vector<RoceFlowSpec>& flows,
+                            Ptr<RoceFctStats> stats) const
+{
+    for (std::size_t i = 0; i < nics.size(); ++i)
+    {
+        ROCE_ERROR_IF(!nics[i] || !nics[i]->GetNode(),
+                      "RoceWorkloadHelper::Install: NIC " << i << " is null or on no node");
+    }
+    return InstallOn([&nics](uint32_t i) { return nics[i]; }, nics.size(), "NICs", flows, stats);
+}
+
+ApplicationContainer
+RoceWorkloadHelper::InstallOn(const std::function<Ptr<RoceNetDevice>(uint32_t)>& nicOf,
+                              uint32_t n,
+                              const char* what,
+                              const std::vector<RoceFlowSpec>& flows,
+                              Ptr<RoceFctStats> stats) const
+{
     ROCE_ERROR_IF(!stats, "RoceWorkloadHelper::Install: no RoceFctStats");
-    const uint32_t n = nodes.GetN();
-    std::map<uint32_t, Ptr<RoceFlowApp>> apps;
-    ApplicationContainer out;
     for (std::size_t i = 0; i < flows.size(); ++i)
     {
         const RoceFlowSpec& f = flows[i];
         ROCE_ERROR_IF(f.src >= n,
                       "RoceWorkloadHelper::Install: flow "
-                          << i << ": src " << f.src << " is not below the " << n << " nodes given");
+                          << i << ": src " << f.src << " is not below the " << n << " " << what
+                          << " given");
         ROCE_ERROR_IF(f.dst >= n,
                       "RoceWorkloadHelper::Install: flow "
-                          << i << ": dst " << f.dst << " is not below the " << n << " nodes given");
+                          << i << ": dst " << f.dst << " is not below the " << n << " " << what
+                          << " given");
         ROCE_ERROR_IF(f.src == f.dst,
                       "RoceWorkloadHelper::Install: flow " << i << ": src and dst are both "
                                                            << f.src);
@@ -64,23 +92,29 @@ RoceWorkloadHelper::Install(NodeContainer nodes,
                       "RoceWorkloadHelper::Install: flow " << i << ": start " << f.start
                                                            << " is negative");
     }
-    // Every flow is checked before anything is installed.
+    // Every flow is checked before anything is installed. Every rank
+    // installs every app (they connect their flows' QPs alike); a rank
+    // expects the flows of its own nodes.
+    std::map<uint32_t, Ptr<RoceFlowApp>> apps;
+    ApplicationContainer out;
+    uint64_t local = 0;
     for (const RoceFlowSpec& f : flows)
     {
         auto it = apps.find(f.src);
         if (it == apps.end())
         {
-            Ptr<Node> node = nodes.Get(f.src);
+            Ptr<RoceNetDevice> nic = nicOf(f.src);
             Ptr<RoceFlowApp> app = m_appFactory.Create<RoceFlowApp>();
-            app->Setup(RoceHelper::GetNic(node), stats);
+            app->Setup(nic, stats);
             app->SetQpFactory(m_qpFactory);
-            node->AddApplication(app);
+            nic->GetNode()->AddApplication(app);
             out.Add(app);
             it = apps.emplace(f.src, app).first;
         }
-        it->second->AddFlow(f, RoceHelper::GetNic(nodes.Get(f.dst)));
+        local += RoceRankCall::IsLocal(it->second->GetNode()->GetId()) ? 1 : 0;
+        it->second->AddFlow(f, nicOf(f.dst));
     }
-    stats->AddExpected(flows.size());
+    stats->AddExpected(local);
     return out;
 }
 

@@ -14,6 +14,7 @@
 #include "ns3/roce-fct-stats.h"
 #include "ns3/roce-flow-app.h"
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -33,6 +34,13 @@ namespace ns3
  * Install() puts one RoceFlowApp on every sending node and counts the flows
  * in the RoceFctStats it is given; RoceFctStats::SetAllDoneCallback then says
  * when the last one has finished.
+ *
+ * Across MPI ranks every rank installs the same flows: the apps of every
+ * rank connect every flow alike, only a flow's sending rank posts it, and
+ * the RoceFctStats of a rank expects and records the flows of its nodes.
+ * With RoceFctStats' Distributed (RoceMpiHelper::Enable sets it) the
+ * all-done callback runs on every rank at one time, and
+ * RoceMpiHelper::Gather(stats) brings every rank's records to rank 0.
  */
 class RoceWorkloadHelper
 {
@@ -60,6 +68,19 @@ class RoceWorkloadHelper
      * \return one RoceFlowApp per sending node, in order of first appearance
      */
     ApplicationContainer Install(NodeContainer nodes,
+                                 const std::vector<RoceFlowSpec>& flows,
+                                 Ptr<RoceFctStats> stats) const;
+
+    /**
+     * \brief Install the flows between NICs (e.g. an AI Zone's GPUs,
+     * RoceAiZone::nics: a server holds several): src and dst index the
+     * NICs, and each sending NIC gets its own RoceFlowApp.
+     * \param nics the NICs the flows' src and dst index
+     * \param flows the flows
+     * \param stats where finished flows are recorded
+     * \return one RoceFlowApp per sending NIC, in order of first appearance
+     */
+    ApplicationContainer Install(const std::vector<Ptr<RoceNetDevice>>& nics,
                                  const std::vector<RoceFlowSpec>& flows,
                                  Ptr<RoceFctStats> stats) const;
 
@@ -128,6 +149,18 @@ class RoceWorkloadHelper
     static void WriteHpccFlowFile(std::ostream& os, const std::vector<RoceFlowSpec>& flows);
 
   private:
+    /**
+     * \brief Check and install the flows.
+     * \param nicOf the NIC of an index \param n indexes \param what what they index
+     * \param flows the flows \param stats where they are recorded
+     * \return the apps
+     */
+    ApplicationContainer InstallOn(const std::function<Ptr<RoceNetDevice>(uint32_t)>& nicOf,
+                                   uint32_t n,
+                                   const char* what,
+                                   const std::vector<RoceFlowSpec>& flows,
+                                   Ptr<RoceFctStats> stats) const;
+
     ObjectFactory m_qpFactory;  //!< queue pairs
     ObjectFactory m_appFactory; //!< RoceFlowApps
 };

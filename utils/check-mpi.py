@@ -3,9 +3,10 @@
 """Runs of one AI Zone over MPI ranks (ctest mpi/*, ./rocev2 test --mpi).
 
 determinism: rocev2-mpi-fabric (a collective over every GPU, a PFC-heavy
-  incast and a permutation across the partition's cut) writes byte-identical
-  JSON (every flow's completion time, every GPU's collective finish time and
-  bytes, every device's PFC counters) in one process and on 1, 2 and 4
+  incast, a permutation and Poisson flows across the partition's cut, and a
+  monitor) writes byte-identical JSON (every flow's record, every GPU's
+  collective finish time and bytes, every device's PFC counters, the
+  monitor's rows) and monitor CSV files in one process and on 1, 2 and 4
   ranks, for two partitions, two congestion controls and ring, hd and
   direct collectives; on 2 ranks PFC frames and the collective's calls
   (message descriptions, senders' notices) must cross ranks.
@@ -27,6 +28,9 @@ import sys
 import tempfile
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def mpirun(ranks):
     cmd = ["mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader"]
     if os.geteuid() == 0:
@@ -42,8 +46,11 @@ def run(cmd, tmp):
 def determinism(exe, plain, tmp):
     failures = []
     scenarios = [
-        ("ring allreduce+incast+permutation, cc none, racks", []),
-        ("dcqcn, interleaved map partition", ["--cc=dcqcn", "--partition=map"]),
+        ("ring allreduce+incast+permutation+poisson, monitor, cc none, racks",
+         ["--load=0.3", "--cdf=" + os.path.join(ROOT, "data", "cdf", "websearch.txt"),
+          "--monitor=mon"]),
+        ("dcqcn, monitor, interleaved map partition",
+         ["--cc=dcqcn", "--partition=map", "--monitor=mon"]),
         ("hd allreduce 4 MiB, no incast", ["--algorithm=hd", "--coll-size=4MiB", "--incast=0"]),
         ("alltoall 2 MiB, map partition", ["--collective=alltoall", "--coll-size=2MiB",
                                            "--permutation=0", "--partition=map"]),
@@ -55,6 +62,13 @@ def determinism(exe, plain, tmp):
             failures.append(f"{name}: one process exited {rc}: {err.strip()[-400:]}")
             continue
         ref = open(os.path.join(tmp, "ref.json"), "rb").read()
+        monitored = "--monitor=mon" in args
+        csvs = ["pfc", "queue", "link", "cnp"] if monitored else []
+        ref_csv = {c: open(os.path.join(tmp, f"mon-{c}.csv"), "rb").read() for c in csvs}
+        if monitored and ref_csv["link"].count(b"\n") < 2:
+            failures.append(f"{name}: the monitor sampled no link in one process")
+        if b'"flows_completed": 0,' in ref:
+            failures.append(f"{name}: no flow completed in one process")
         for ranks in (1, 2, 4):
             # A user's map: rack r (of 8) on rank r % ranks.
             rargs = [a if a != "--partition=map" else
@@ -64,6 +78,9 @@ def determinism(exe, plain, tmp):
                 failures.append(f"{name}: {ranks} rank(s) exited {rc}: {err.strip()[-400:]}")
                 continue
             got = open(os.path.join(tmp, f"r{ranks}.json"), "rb").read()
+            for c in csvs:
+                if open(os.path.join(tmp, f"mon-{c}.csv"), "rb").read() != ref_csv[c]:
+                    failures.append(f"{name}: {ranks} rank(s) wrote another mon-{c}.csv")
             m = re.search(r"(\d+) frames crossed ranks \((\d+) PFC\), (\d+) calls", out)
             crossed, pfc, calls = (int(m.group(1)), int(m.group(2)),
                                    int(m.group(3))) if m else (-1, -1, -1)
@@ -126,8 +143,7 @@ def other_engine(exe, tmp):
 
 
 def non_mpi_example(exe, tmp):
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    rc, out, err = run([os.path.join(root, "rocev2"), "run", "--mpi=2", "rocev2-incast"], tmp)
+    rc, out, err = run([os.path.join(ROOT, "rocev2"), "run", "--mpi=2", "rocev2-incast"], tmp)
     want = "rocev2-incast does not split its fabric over MPI ranks"
     print(f"  ./rocev2 run --mpi=2 rocev2-incast: exit {rc}")
     if rc != 2 or want not in err:

@@ -4,6 +4,7 @@
 
 #include "roce-fct-stats.h"
 
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
@@ -11,6 +12,8 @@
 #include "ns3/roce-error.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-pfc-net-device.h"
+#include "ns3/roce-rank-call.h"
+#include "ns3/simulator.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -20,6 +23,7 @@
 #include <iomanip>
 #include <limits>
 #include <sstream>
+#include <tuple>
 
 namespace ns3
 {
@@ -70,25 +74,47 @@ NearestRank(const std::vector<T>& sorted, double p)
 TypeId
 RoceFctStats::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RoceFctStats")
-                            .SetParent<Object>()
-                            .SetGroupName("Rocev2")
-                            .AddConstructor<RoceFctStats>();
+    static TypeId tid =
+        TypeId("ns3::RoceFctStats")
+            .SetParent<Object>()
+            .SetGroupName("Rocev2")
+            .AddConstructor<RoceFctStats>()
+            .AddAttribute("Distributed",
+                          "Behave alike on any number of MPI ranks: each rank records the "
+                          "flows that start on it, and the all-done callback runs on every "
+                          "rank NotifyDelay after the last flow of the whole run "
+                          "(RoceMpiHelper::Enable sets it)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceFctStats::m_distributed),
+                          MakeBooleanChecker())
+            .AddAttribute("NotifyDelay",
+                          "Distributed: how long after a rank's last flow the other ranks "
+                          "learn that it is done; must exceed the MPI lookahead (the smallest "
+                          "delay of a link between ranks)",
+                          TimeValue(MicroSeconds(2)),
+                          MakeTimeAccessor(&RoceFctStats::m_notifyDelay),
+                          MakeTimeChecker(Time(0)));
     return tid;
 }
 
 RoceFctStats::RoceFctStats()
     : m_edges{3000, 12000, 48000, 192000, 768000, 3000000, 12000000}
 {
+    m_service = RoceRankCall::Register(MakeCallback(&RoceFctStats::Notice, this));
 }
 
-RoceFctStats::~RoceFctStats() = default;
+RoceFctStats::~RoceFctStats()
+{
+    // Also when never disposed: no notice may reach a deleted object.
+    RoceRankCall::Unregister(m_service);
+}
 
 void
 RoceFctStats::DoDispose()
 {
     m_searches.clear();
     m_allDone = Callback<void>();
+    RoceRankCall::Unregister(m_service);
     Object::DoDispose();
 }
 
@@ -242,7 +268,55 @@ RoceFctStats::GetIdealFct(Ptr<RoceNetDevice> src, Ptr<RoceNetDevice> dst, uint64
 void
 RoceFctStats::AddExpected(uint64_t n)
 {
+    ROCE_ERROR_IF(m_noticeSent,
+                  "RoceFctStats::AddExpected: "
+                      << n << " more flows after this rank told the others that its flows are "
+                      << "done (with Distributed, install every flow before Simulator::Run)");
     m_expected += n;
+    if (m_distributed && !m_checkScheduled)
+    {
+        // A rank without flows of its own is done from the start.
+        m_checkScheduled = true;
+        Simulator::ScheduleWithContext(0xffffffff, Time(0), &RoceFctStats::CheckLocalDone, this);
+    }
+}
+
+void
+RoceFctStats::CheckLocalDone()
+{
+    if (m_noticeSent || m_completed + m_failed < m_expected)
+    {
+        return;
+    }
+    m_noticeSent = true;
+    ROCE_ERROR_IF(RoceRankCall::HasTransport() && m_notifyDelay <= RoceRankCall::GetLookahead(),
+                  "RoceFctStats: NotifyDelay=" << m_notifyDelay.As(Time::US)
+                                               << " must exceed the MPI lookahead "
+                                               << RoceRankCall::GetLookahead().As(Time::US));
+    // The first node of every rank receives the notice.
+    std::map<uint32_t, uint32_t> anchors;
+    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
+    {
+        anchors.emplace((*it)->GetSystemId(), (*it)->GetId());
+    }
+    for (const auto& anchor : anchors)
+    {
+        RoceRankCall::Schedule(anchor.second,
+                               m_notifyDelay,
+                               m_service,
+                               {uint64_t(RoceRankCall::GetRank()), uint64_t(anchors.size())});
+    }
+}
+
+void
+RoceFctStats::Notice(const std::vector<uint64_t>& words)
+{
+    ROCE_ERROR_IF(words.size() != 2,
+                  "RoceFctStats: a done notice of " << words.size() << " words (2 expected)");
+    if (++m_noticesIn == words[1] && !m_allDone.IsNull())
+    {
+        m_allDone();
+    }
 }
 
 void
@@ -256,9 +330,88 @@ RoceFctStats::Add(const RoceFctRecord& record)
 {
     m_records.push_back(record);
     ++(record.failed ? m_failed : m_completed);
-    if (m_completed + m_failed == m_expected && !m_allDone.IsNull())
+    if (m_distributed)
+    {
+        CheckLocalDone();
+    }
+    else if (m_completed + m_failed == m_expected && !m_allDone.IsNull())
     {
         m_allDone();
+    }
+}
+
+std::string
+RoceFctStats::Pack() const
+{
+    std::ostringstream os;
+    os << m_expected << " " << m_records.size() << "\n";
+    for (const RoceFctRecord& r : m_records)
+    {
+        os << r.sip.Get() << " " << r.dip.Get() << " " << r.sport << " " << r.dport << " "
+           << r.bytes << " " << r.start.GetTimeStep() << " " << r.fct.GetTimeStep() << " "
+           << r.idealFct.GetTimeStep() << " " << (r.failed ? 1 : 0) << "\n";
+    }
+    return os.str();
+}
+
+void
+RoceFctStats::Merge(const std::vector<std::string>& packs)
+{
+    std::vector<RoceFctRecord> records;
+    uint64_t expected = 0;
+    for (std::size_t k = 0; k < packs.size(); ++k)
+    {
+        std::istringstream in(packs[k]);
+        uint64_t e = 0;
+        uint64_t n = 0;
+        ROCE_ERROR_IF(!(in >> e >> n), "RoceFctStats::Merge: part " << k << " has no counts");
+        expected += e;
+        for (uint64_t i = 0; i < n; ++i)
+        {
+            uint32_t sip = 0;
+            uint32_t dip = 0;
+            uint32_t sport = 0;
+            uint32_t dport = 0;
+            int64_t start = 0;
+            int64_t fct = 0;
+            int64_t ideal = 0;
+            int failed = 0;
+            RoceFctRecord r;
+            ROCE_ERROR_IF(!(in >> sip >> dip >> sport >> dport >> r.bytes >> start >> fct >>
+                            ideal >> failed) ||
+                              sport > 65535 || dport > 65535,
+                          "RoceFctStats::Merge: part " << k << ", record " << i << " is malformed");
+            r.sip = Ipv4Address(sip);
+            r.dip = Ipv4Address(dip);
+            r.sport = static_cast<uint16_t>(sport);
+            r.dport = static_cast<uint16_t>(dport);
+            r.start = TimeStep(start);
+            r.fct = TimeStep(fct);
+            r.idealFct = TimeStep(ideal);
+            r.failed = failed != 0;
+            records.push_back(r);
+        }
+    }
+    auto key = [](const RoceFctRecord& r) {
+        return std::make_tuple(r.start + r.fct,
+                               r.sip.Get(),
+                               r.sport,
+                               r.dip.Get(),
+                               r.dport,
+                               r.start,
+                               r.bytes);
+    };
+    std::stable_sort(
+        records.begin(),
+        records.end(),
+        [&key](const RoceFctRecord& a, const RoceFctRecord& b) { return key(a) < key(b); });
+    m_records = std::move(records);
+    m_expected = expected;
+    m_completed = 0;
+    m_failed = 0;
+    for (const RoceFctRecord& r : m_records)
+    {
+        ++(r.failed ? m_failed : m_completed);
     }
 }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <ostream>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -108,16 +109,45 @@ class RoceFctStats : public Object
     Time GetIdealFct(Ptr<RoceNetDevice> src, Ptr<RoceNetDevice> dst, uint64_t bytes);
 
     /**
-     * \brief Expect n more flows (RoceWorkloadHelper::Install calls this).
+     * \brief Expect n more flows whose outcome this process records
+     * (RoceWorkloadHelper::Install calls this with the flows that start on
+     * this rank). With Distributed, every flow is installed before
+     * Simulator::Run: a call after this rank has told the others that its
+     * flows are done is refused.
      * \param n the number of flows
      */
     void AddExpected(uint64_t n);
 
     /**
      * \brief Called once every expected flow has completed or failed.
+     *
+     * Without Distributed, at the last flow's completion (never if no flow
+     * is expected). With Distributed, every rank tells every rank, by a
+     * RoceRankCall NotifyDelay after its own last flow (or after time 0 if
+     * it expects none), and the callback runs on every rank when the last
+     * of those notices arrives: NotifyDelay after the last flow of the
+     * whole run, the same time on any number of ranks (and in one
+     * process).
      * \param cb the callback
      */
     void SetAllDoneCallback(Callback<void> cb);
+
+    /**
+     * \brief This process's records and counts as text, for
+     * RoceMpiHelper::Gather.
+     * \return the text
+     */
+    std::string Pack() const;
+
+    /**
+     * \brief Replace the records and counts with those of every rank's
+     * Pack(). The records are then ordered by completion time, then sender
+     * address, source port, receiver address, destination port, posting
+     * time and size: an order that does not depend on how the flows were
+     * split over ranks. Malformed text is a RoceError.
+     * \param packs the Pack() of every rank
+     */
+    void Merge(const std::vector<std::string>& packs);
 
     /**
      * \brief Record a finished flow.
@@ -227,6 +257,11 @@ class RoceFctStats : public Object
     /** \param r a record \return its slowdown */
     static double Slowdown(const RoceFctRecord& r);
 
+    /** \brief With Distributed: tell every rank once this rank's flows are done. */
+    void CheckLocalDone();
+    /** \brief With Distributed: a rank's notice that its flows are done. \param words its rank */
+    void Notice(const std::vector<uint64_t>& words);
+
     std::vector<RoceFctRecord> m_records;
     std::map<const RoceNetDevice*, Search> m_searches;
     std::vector<uint64_t> m_edges;
@@ -234,6 +269,12 @@ class RoceFctStats : public Object
     uint64_t m_completed{0};
     uint64_t m_failed{0};
     Callback<void> m_allDone;
+    bool m_distributed{false};    //!< all-done across MPI ranks (attribute Distributed)
+    Time m_notifyDelay;           //!< a rank's notice of its last flow comes this much later
+    uint32_t m_service{0};        //!< RoceRankCall service of the notices
+    bool m_checkScheduled{false}; //!< the time-0 check of a rank without flows is scheduled
+    bool m_noticeSent{false};     //!< this rank has told the others
+    uint32_t m_noticesIn{0};      //!< notices received
 };
 
 } // namespace ns3

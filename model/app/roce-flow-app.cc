@@ -10,6 +10,7 @@
 #include "ns3/roce-error.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-queue-pair.h"
+#include "ns3/roce-rank-call.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -95,6 +96,7 @@ void
 RoceFlowApp::StartApplication()
 {
     ROCE_ERROR_IF(!m_nic || !m_stats, "RoceFlowApp: Setup() was not called");
+    m_local = RoceRankCall::IsLocal(GetNode()->GetId());
     std::stable_sort(
         m_flows.begin() + m_next,
         m_flows.end(),
@@ -143,8 +145,14 @@ RoceFlowApp::StartDue()
         uint32_t qpnB = f.dst->AddQp(qb);
         m_nic->ConnectQp(qa, qpnB, f.dst->GetIpv4Address(), qb->GetInitialPsn());
         f.dst->ConnectQp(qb, qpnA, m_nic->GetIpv4Address(), qa->GetInitialPsn());
-        qa->PostWrite(f.spec.bytes,
-                      MakeCallback(&RoceFlowApp::Completed, this).Bind(f.dst, sport, f.spec.dport));
+        // Every rank connects every flow, so QP numbers are those of one
+        // process; the sender's rank posts.
+        if (m_local)
+        {
+            qa->PostWrite(
+                f.spec.bytes,
+                MakeCallback(&RoceFlowApp::Completed, this).Bind(f.dst, sport, f.spec.dport));
+        }
         ++m_started;
         f.dst = nullptr;
         ++m_next;

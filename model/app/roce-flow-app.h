@@ -51,6 +51,11 @@ struct RoceFlowSpec
  * Memory: a NIC keeps its queue pairs (QP numbers are slots), so each flow
  * leaves two idle QPs behind; the app itself drops a flow's description once
  * it is posted.
+ *
+ * Across MPI ranks (RoceWorkloadHelper installs an app on every sending
+ * host on every rank): every rank creates and connects every flow's QPs at
+ * its start, so QP numbers and UDP ports are those of one process, and only
+ * the app whose node runs on this rank posts the WRITE and records it.
  */
 class RoceFlowApp : public Application
 {
@@ -126,6 +131,7 @@ class RoceFlowApp : public Application
     EventId m_event;              //!< the next start
     uint16_t m_firstSport{10000};
     uint32_t m_started{0};
+    bool m_local{true}; //!< the node runs on this MPI rank: it posts its flows
 };
 
 } // namespace ns3
