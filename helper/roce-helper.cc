@@ -306,11 +306,9 @@ RoceHelper::CreateQp(Ptr<NetDevice> a, Ptr<NetDevice> b)
     ROCE_ERROR_IF(na == nb, "RoceHelper::CreateQp: both ends are the same NIC");
     Ptr<RoceQueuePair> qa = m_qpFactory.Create<RoceQueuePair>();
     Ptr<RoceQueuePair> qb = m_qpFactory.Create<RoceQueuePair>();
-    uint32_t qpnA = na->AddQp(qa);
-    uint32_t qpnB = nb->AddQp(qb);
-    na->ConnectQp(qa, qpnB, nb->GetIpv4Address(), qb->GetInitialPsn());
-    nb->ConnectQp(qb, qpnA, na->GetIpv4Address(), qa->GetInitialPsn());
-    return {qa, qb};
+    RoceNetDevice::ConnectPair(na, qa, nb, qb);
+    // A NIC of another MPI rank has no QP here (its number is reserved).
+    return {qa->GetQpn() != 0 ? qa : nullptr, qb->GetQpn() != 0 ? qb : nullptr};
 }
 
 std::pair<Ptr<RoceQueuePair>, Ptr<RoceQueuePair>>

@@ -150,7 +150,9 @@ class RoceHelper : public PcapHelperForDevice
      * \brief Create a connected RC queue pair between two NICs.
      * \param a the first NIC
      * \param b the second NIC
-     * \return the QP on a and the QP on b
+     * \return the QP on a and the QP on b; across MPI ranks, null for a NIC
+     *         of another rank (its rank holds that QP; here only its number
+     *         is reserved, RoceNetDevice::ConnectPair)
      */
     std::pair<Ptr<RoceQueuePair>, Ptr<RoceQueuePair>> CreateQp(Ptr<NetDevice> a, Ptr<NetDevice> b);
 

@@ -243,15 +243,17 @@ RoceCommunicator::GetConnection(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b, bool
             qa->SetAttribute("Priority", UintegerValue(m_ctsPriority));
             qb->SetAttribute("Priority", UintegerValue(m_ctsPriority));
         }
-        const uint32_t qpnA = a->AddQp(qa);
-        const uint32_t qpnB = b->AddQp(qb);
-        a->ConnectQp(qa, qpnB, b->GetIpv4Address(), qb->GetInitialPsn());
-        b->ConnectQp(qb, qpnA, a->GetIpv4Address(), qa->GetInitialPsn());
-        qb->TraceConnectWithoutContext(
-            "MessageReceived",
-            MakeCallback(&RoceCommunicator::QpMessage, this).Bind(index, q));
-        c.senders.push_back(qa);
-        c.receivers.push_back(qb);
+        // A NIC of another MPI rank only reserves its QP's number: its
+        // own rank runs the QP, this one keeps null.
+        RoceNetDevice::ConnectPair(a, qa, b, qb);
+        c.senders.push_back(qa->GetQpn() != 0 ? qa : nullptr);
+        c.receivers.push_back(qb->GetQpn() != 0 ? qb : nullptr);
+        if (c.receivers.back())
+        {
+            qb->TraceConnectWithoutContext(
+                "MessageReceived",
+                MakeCallback(&RoceCommunicator::QpMessage, this).Bind(index, q));
+        }
     }
     c.fifo.resize(n);
     c.dstNode = b->GetNode()->GetId();

@@ -141,12 +141,10 @@ RoceFlowApp::StartDue()
         qb->SetAttribute("SourcePort", UintegerValue(sport));
         qa->SetPriority(f.spec.priority);
         qb->SetPriority(f.spec.priority);
-        uint32_t qpnA = m_nic->AddQp(qa);
-        uint32_t qpnB = f.dst->AddQp(qb);
-        m_nic->ConnectQp(qa, qpnB, f.dst->GetIpv4Address(), qb->GetInitialPsn());
-        f.dst->ConnectQp(qb, qpnA, m_nic->GetIpv4Address(), qa->GetInitialPsn());
-        // Every rank connects every flow, so QP numbers are those of one
-        // process; the sender's rank posts.
+        // Every rank connects every flow (a NIC of another rank reserves
+        // the number of its QP), so QP numbers are those of one process;
+        // the sender's rank posts.
+        RoceNetDevice::ConnectPair(m_nic, qa, f.dst, qb);
         if (m_local)
         {
             qa->PostWrite(

@@ -5,6 +5,7 @@
 
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
+#include "ns3/node.h"
 #include "ns3/object-vector.h"
 #include "ns3/roce-aeth-header.h"
 #include "ns3/roce-bth-header.h"
@@ -13,6 +14,7 @@
 #include "ns3/roce-error.h"
 #include "ns3/roce-header-block.h"
 #include "ns3/roce-icrc-trailer.h"
+#include "ns3/roce-rank-call.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -231,11 +233,53 @@ RoceNetDevice::AddQp(Ptr<RoceQueuePair> qp)
                   "RoceNetDevice: no QP numbers left (2^24)");
     ROCE_ERROR_IF(!qp || qp->GetState() != RoceQueuePair::RESET || qp->GetQpn() != 0,
                   "RoceNetDevice: AddQp needs a new, unconnected queue pair");
+    ROCE_ERROR_IF(m_reservedQpns > 0,
+                  "RoceNetDevice " << m_ipv4
+                                   << ": AddQp on a NIC whose QP numbers are reserved (it runs on "
+                                      "another MPI rank; only its own rank holds its QPs)");
     uint32_t slot = m_scheduler.AddSlot(PeekPointer(qp));
     m_qps.push_back(qp);
     uint32_t qpn = FIRST_QPN + slot;
     qp->SetQpn(qpn);
     return qpn;
+}
+
+uint32_t
+RoceNetDevice::ReserveQpn()
+{
+    ROCE_ERROR_IF(!m_qps.empty(),
+                  "RoceNetDevice " << m_ipv4
+                                   << ": ReserveQpn on a NIC that holds QPs (a NIC of this rank)");
+    ROCE_ERROR_IF(m_reservedQpns + FIRST_QPN > RoceBthHeader::QPN_MASK,
+                  "RoceNetDevice: no QP numbers left (2^24)");
+    return FIRST_QPN + m_reservedQpns++;
+}
+
+uint32_t
+RoceNetDevice::GetNReservedQpns() const
+{
+    return m_reservedQpns;
+}
+
+std::pair<uint32_t, uint32_t>
+RoceNetDevice::ConnectPair(Ptr<RoceNetDevice> a,
+                           Ptr<RoceQueuePair> qa,
+                           Ptr<RoceNetDevice> b,
+                           Ptr<RoceQueuePair> qb)
+{
+    const bool localA = RoceRankCall::IsLocal(a->GetNode()->GetId());
+    const bool localB = RoceRankCall::IsLocal(b->GetNode()->GetId());
+    const uint32_t qpnA = localA ? a->AddQp(qa) : a->ReserveQpn();
+    const uint32_t qpnB = localB ? b->AddQp(qb) : b->ReserveQpn();
+    if (localA)
+    {
+        a->ConnectQp(qa, qpnB, b->GetIpv4Address(), qb->GetInitialPsn());
+    }
+    if (localB)
+    {
+        b->ConnectQp(qb, qpnA, a->GetIpv4Address(), qa->GetInitialPsn());
+    }
+    return {qpnA, qpnB};
 }
 
 void

@@ -16,6 +16,7 @@
 #include "ns3/type-id.h"
 
 #include <array>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -83,6 +84,32 @@ class RoceNetDevice : public RocePfcNetDevice
      * \return the local QP number assigned
      */
     uint32_t AddQp(Ptr<RoceQueuePair> qp);
+
+    /**
+     * \brief Take the next QP number without a queue pair: what a process
+     * does for a NIC that runs on another MPI rank, whose QPs it never runs
+     * but whose numbers its own QPs address. A NIC either holds its QPs
+     * (AddQp) or only reserves numbers; mixing both is refused.
+     * \return the QP number the NIC's own rank gives that QP
+     */
+    uint32_t ReserveQpn();
+
+    /** \return QP numbers reserved with ReserveQpn */
+    uint32_t GetNReservedQpns() const;
+
+    /**
+     * \brief Connect two new queue pairs to each other, qa on NIC a and qb on
+     * NIC b. A NIC that runs on this MPI rank (every NIC in one process)
+     * takes its QP (AddQp, ConnectQp); one of another rank only reserves the
+     * QP's number, and its QP object is left to the caller to drop.
+     * \param a one NIC \param qa its new QP
+     * \param b the other NIC \param qb its new QP
+     * \return the pair's QP numbers (on a, on b)
+     */
+    static std::pair<uint32_t, uint32_t> ConnectPair(Ptr<RoceNetDevice> a,
+                                                     Ptr<RoceQueuePair> qa,
+                                                     Ptr<RoceNetDevice> b,
+                                                     Ptr<RoceQueuePair> qb);
 
     /**
      * \brief Connect a QP added with AddQp to its remote peer.
@@ -242,6 +269,7 @@ class RoceNetDevice : public RocePfcNetDevice
     QueueSize m_rxXon;
 
     std::vector<Ptr<RoceQueuePair>> m_qps; //!< by slot (QP number - FIRST_QPN)
+    uint32_t m_reservedQpns{0};            //!< ReserveQpn numbers (a NIC of another rank)
     RoceNicScheduler m_scheduler;          //!< which QP sends next
     std::array<RoceFifo<Ptr<Packet>>, ROCE_NUM_PRIORITIES> m_control;
     EventId m_wakeEvent;

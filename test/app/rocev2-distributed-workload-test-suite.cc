@@ -5,8 +5,8 @@
  * Distributed runs the all-done callback NotifyDelay after the last flow
  * (every rank learns of the others' last flow that much later), also when
  * a rank has no flow of its own, and leaves every FCT as it was; the apps
- * of nodes that run on another rank connect their flows' QPs, as every
- * rank does, and post nothing. (mpi/determinism runs the same workload on
+ * of nodes that run on another rank reserve their flows' QP numbers, as
+ * every rank does, and post nothing. (mpi/determinism runs the same workload on
  * 1, 2 and 4 ranks.)
  */
 #include "ns3/boolean.h"
@@ -142,9 +142,10 @@ class NoFlowsTestCase : public TestCase
 };
 
 /**
- * The flows of nodes that run on another rank: their QPs are created and
- * connected at the flows' starts, as on the sender's rank (so QP numbers
- * agree), and nothing is posted or expected here.
+ * The flows of nodes that run on another rank: their QP numbers are
+ * reserved at the flows' starts, as the sender's rank takes them (so QP
+ * numbers agree), no QP object is made, and nothing is posted or expected
+ * here.
  */
 class OtherRankTestCase : public TestCase
 {
@@ -175,9 +176,14 @@ class OtherRankTestCase : public TestCase
         Ptr<RoceNetDevice> src = RoceHelper::GetNic(s.hosts.Get(0));
         NS_TEST_EXPECT_MSG_EQ(stats->GetExpected(), 0, "no flow of this rank expected");
         NS_TEST_EXPECT_MSG_EQ(stats->GetRecords().size(), 0, "none recorded");
-        NS_TEST_EXPECT_MSG_EQ(src->GetNQps(), 2, "the sender's two QPs exist");
-        NS_TEST_EXPECT_MSG_EQ(RoceHelper::GetNic(s.hosts.Get(1))->GetNQps(), 1, "receiver 1's QP");
-        NS_TEST_EXPECT_MSG_EQ(RoceHelper::GetNic(s.hosts.Get(2))->GetNQps(), 1, "receiver 2's QP");
+        NS_TEST_EXPECT_MSG_EQ(src->GetNQps(), 0, "no QP object on a NIC of another rank");
+        NS_TEST_EXPECT_MSG_EQ(src->GetNReservedQpns(), 2, "the sender's two numbers reserved");
+        NS_TEST_EXPECT_MSG_EQ(RoceHelper::GetNic(s.hosts.Get(1))->GetNReservedQpns(),
+                              1,
+                              "receiver 1's number");
+        NS_TEST_EXPECT_MSG_EQ(RoceHelper::GetNic(s.hosts.Get(2))->GetNReservedQpns(),
+                              1,
+                              "receiver 2's number");
         NS_TEST_EXPECT_MSG_EQ(src->GetTxFrames(), 0, "nothing was sent");
         Simulator::Destroy();
     }
