@@ -4,6 +4,7 @@
 
 #include "roce-ai-zone-helper.h"
 
+#include "roce-mpi-helper.h"
 #include "roce-resource-guard.h"
 
 #include "ns3/enum.h"
@@ -485,9 +486,17 @@ RoceAiZoneHelper::FillRoutes(const RoceAiZone& z)
         return ports;
     };
     // Leaf: /32 per NIC below it (port = host index), 0/0 over its uplinks.
+    // Across MPI ranks, only this rank's switches forward.
+    auto skip = [](Ptr<Node> node) {
+        return RoceMpiHelper::GetSize() > 1 && !RoceMpiHelper::IsLocal(node);
+    };
     const std::vector<uint32_t> leafUp = range(N, U);
     for (uint32_t l = 0; l < z.rtsw.GetN(); ++l)
     {
+        if (skip(z.rtsw.Get(l)))
+        {
+            continue;
+        }
         Ptr<RoceSwitch> sw = z.rtsw.Get(l)->GetObject<RoceSwitch>();
         for (uint32_t i = 0; i < N; ++i)
         {
@@ -499,6 +508,10 @@ RoceAiZoneHelper::FillRoutes(const RoceAiZone& z)
     const std::vector<uint32_t> ctswUp = range(LZ * perCtsw, L);
     for (uint32_t c = 0; c < z.ctsw.GetN(); ++c)
     {
+        if (skip(z.ctsw.Get(c)))
+        {
+            continue;
+        }
         Ptr<RoceSwitch> sw = z.ctsw.Get(c)->GetObject<RoceSwitch>();
         for (uint32_t l = 0; l < LZ; ++l)
         {
@@ -515,6 +528,10 @@ RoceAiZoneHelper::FillRoutes(const RoceAiZone& z)
     const uint32_t perZone = C * L / std::max(z.atswCount, 1u);
     for (uint32_t a = 0; a < z.atsw.GetN(); ++a)
     {
+        if (skip(z.atsw.Get(a)))
+        {
+            continue;
+        }
         Ptr<RoceSwitch> sw = z.atsw.Get(a)->GetObject<RoceSwitch>();
         for (uint32_t zone = 0; zone < z.zones; ++zone)
         {

@@ -6,7 +6,9 @@
 #include "roce-ai-zone-helper.h"
 #include "roce-mpi-helper.h"
 
+#include "ns3/node-list.h"
 #include "ns3/node.h"
+#include "ns3/roce-absent-device.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-pfc-net-device.h"
@@ -146,8 +148,9 @@ RoceAiZone::PrintPartition(std::ostream& os) const
         parts[(*it)->GetSystemId()].servers++;
         parts[(*it)->GetSystemId()].gpus += gpusPerServer;
     }
+    // Every link once, from its end with the smaller (node, interface); a
+    // link that this MPI rank did not build counts too (RoceLinkEnd).
     Time lookahead = Time::Max();
-    std::set<const RoceChannel*> seen;
     for (const NodeContainer* tier : {&rtsw, &ctsw, &atsw, &servers})
     {
         for (auto it = tier->Begin(); it != tier->End(); ++it)
@@ -159,20 +162,20 @@ RoceAiZone::PrintPartition(std::ostream& os) const
             }
             for (uint32_t d = 0; d < (*it)->GetNDevices(); ++d)
             {
-                Ptr<RocePfcNetDevice> dev = DynamicCast<RocePfcNetDevice>((*it)->GetDevice(d));
-                Ptr<RoceChannel> ch = dev ? DynamicCast<RoceChannel>(dev->GetChannel()) : nullptr;
-                if (!ch || !seen.insert(PeekPointer(ch)).second)
+                RoceLinkEnd end;
+                if (!RoceLinkEnd::Of((*it)->GetDevice(d), &end) ||
+                    std::make_pair(end.peerNode, end.peerIf) < std::make_pair((*it)->GetId(), d))
                 {
                     continue;
                 }
-                const uint32_t peer = ch->GetPeer(PeekPointer(dev))->GetNode()->GetSystemId();
+                const uint32_t peer = NodeList::GetNode(end.peerNode)->GetSystemId();
                 parts[me].links++;
                 if (peer != me)
                 {
                     parts[peer].links++;
                     parts[me].cut++;
                     parts[peer].cut++;
-                    lookahead = std::min(lookahead, ch->GetDelay());
+                    lookahead = std::min(lookahead, end.delay);
                 }
             }
         }

@@ -12,6 +12,7 @@
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/pcap-file-wrapper.h"
+#include "ns3/roce-absent-device.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-pfc-net-device.h"
@@ -52,6 +53,17 @@ void
 RoceHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
 {
     RoceSetFactoryAttribute(m_channelFactory, name, value);
+    m_channelDelay = Time(-1);
+}
+
+Time
+RoceHelper::ChannelDelay()
+{
+    if (m_channelDelay.IsNegative())
+    {
+        m_channelDelay = m_channelFactory.Create<RoceChannel>()->GetDelay();
+    }
+    return m_channelDelay;
 }
 
 void
@@ -273,6 +285,10 @@ RoceHelper::Install(Ptr<Node> a, Ptr<Node> b)
 {
     ROCE_ERROR_IF(!a || !b, "RoceHelper::Install: null node");
     ROCE_ERROR_IF(a == b, "RoceHelper::Install: node " << a->GetId() << " linked to itself");
+    if (RoceMpiHelper::GetSize() > 1 && !RoceMpiHelper::IsLocal(a) && !RoceMpiHelper::IsLocal(b))
+    {
+        return InstallAbsent(a, b);
+    }
     Ptr<RocePfcNetDevice> da = CreateEnd(a);
     Ptr<RocePfcNetDevice> db = CreateEnd(b);
     Ptr<RoceChannel> ch = m_channelFactory.Create<RoceChannel>();
@@ -285,6 +301,66 @@ RoceHelper::Install(Ptr<Node> a, Ptr<Node> b)
     NetDeviceContainer c;
     c.Add(da);
     c.Add(db);
+    return c;
+}
+
+NetDeviceContainer
+RoceHelper::InstallAbsent(Ptr<Node> a, Ptr<Node> b)
+{
+    // Each end is made as CreateEnd makes it, so that MAC addresses, IPv4
+    // addresses and ns-3's automatic random-stream numbers continue as in
+    // a process that builds the link; a switch port is then dropped for a
+    // RoceAbsentDevice, a NIC stays without its link.
+    const Ptr<Node> nodes[2] = {a, b};
+    Ptr<NetDevice> ends[2];
+    DataRate rates[2];
+    for (int i = 0; i < 2; ++i)
+    {
+        if (nodes[i]->GetObject<RoceSwitch>())
+        {
+            Ptr<RoceSwitchPort> port = m_portFactory.Create<RoceSwitchPort>();
+            port->SetAddress(Mac48Address::Allocate());
+            rates[i] = port->GetDataRate();
+            Ptr<RoceAbsentDevice> absent = CreateObject<RoceAbsentDevice>();
+            absent->SetAddress(port->GetAddress());
+            nodes[i]->AddDevice(absent);
+            ends[i] = absent;
+        }
+        else
+        {
+            Ptr<RoceNetDevice> nic = m_nicFactory.Create<RoceNetDevice>();
+            ROCE_ERROR_IF(m_nextHost & m_mask,
+                          "RoceHelper: address space " << Ipv4Address(m_network) << "/"
+                                                       << Ipv4Mask(m_mask) << " exhausted");
+            nic->SetIpv4Address(Ipv4Address(m_network | m_nextHost++));
+            nic->SetAddress(Mac48Address::Allocate());
+            nodes[i]->AddDevice(nic);
+            rates[i] = nic->GetDataRate();
+            ends[i] = nic;
+        }
+    }
+    const Time delay = ChannelDelay();
+    NetDeviceContainer c;
+    for (int i = 0; i < 2; ++i)
+    {
+        RoceLinkEnd link;
+        link.peerNode = nodes[1 - i]->GetId();
+        link.peerIf = ends[1 - i]->GetIfIndex();
+        link.rate = rates[i];
+        link.peerRate = rates[1 - i];
+        link.delay = delay;
+        if (Ptr<RoceAbsentDevice> absent = DynamicCast<RoceAbsentDevice>(ends[i]))
+        {
+            absent->SetLink(link);
+        }
+        else
+        {
+            Ptr<RoceAbsentLink> info = CreateObject<RoceAbsentLink>();
+            info->link = link;
+            ends[i]->AggregateObject(info);
+        }
+        c.Add(ends[i]);
+    }
     return c;
 }
 

@@ -203,6 +203,18 @@ class RoceHelper : public PcapHelperForDevice
      */
     Ptr<RocePfcNetDevice> CreateEnd(Ptr<Node> node);
 
+    /**
+     * \brief Stand in for a link whose two nodes run on other MPI ranks:
+     * at a switch a RoceAbsentDevice, at a host a NIC without a link (its
+     * address and QP numbers are needed), both with what the link is.
+     * \param a one node \param b the other
+     * \return the two ends
+     */
+    NetDeviceContainer InstallAbsent(Ptr<Node> a, Ptr<Node> b);
+
+    /** \return the delay the channel factory gives */
+    Time ChannelDelay();
+
     void EnablePcapInternal(std::string prefix,
                             Ptr<NetDevice> nd,
                             bool promiscuous,
@@ -216,6 +228,7 @@ class RoceHelper : public PcapHelperForDevice
     uint32_t m_network;
     uint32_t m_mask;
     uint32_t m_nextHost;
+    Time m_channelDelay{-1}; //!< ChannelDelay(), -1 until read (SetChannelAttribute resets it)
 };
 
 } // namespace ns3

@@ -8,6 +8,7 @@
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
+#include "ns3/roce-absent-device.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-helper.h"
@@ -246,10 +247,22 @@ RoceSwitchHelper::AssignStreams(int64_t stream)
     int64_t used = 0;
     for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
     {
-        Ptr<RoceSwitch> sw = (*it)->GetObject<RoceSwitch>();
-        for (uint32_t p = 0; sw && p < sw->GetNPorts(); ++p)
+        // A switch's ports in order: its devices. A port that this MPI rank
+        // does not build (RoceAbsentDevice) counts the one stream its queue
+        // disc takes where it is built, so every port has the same stream on
+        // every rank.
+        Ptr<Node> node = *it;
+        for (uint32_t d = 0; node->GetObject<RoceSwitch>() && d < node->GetNDevices(); ++d)
         {
-            used += sw->GetPort(p)->GetQueueDisc()->AssignStreams(stream + used);
+            Ptr<NetDevice> dev = node->GetDevice(d);
+            if (Ptr<RoceSwitchPort> port = DynamicCast<RoceSwitchPort>(dev))
+            {
+                used += port->GetQueueDisc()->AssignStreams(stream + used);
+            }
+            else if (DynamicCast<RoceAbsentDevice>(dev))
+            {
+                used += 1;
+            }
         }
     }
     // Then each switch's packet-spraying stream (after the ports' streams,

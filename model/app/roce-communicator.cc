@@ -423,8 +423,7 @@ RoceCommunicator::Grant(uint32_t nic)
     }
     while (!Full(a) && !a.waiting.empty())
     {
-        Waiting w = std::move(a.waiting.front());
-        a.waiting.pop_front();
+        Waiting w = a.waiting.take_front();
         ++a.granted;
         a.grantedBytes += w.message.bytes;
         ++m_ctsSent;
@@ -476,8 +475,7 @@ RoceCommunicator::AheadArrived(uint32_t conn)
     if (!c.early.empty())
     {
         // The first message sent meanwhile takes the grant.
-        Message m = std::move(c.early.front());
-        c.early.pop_front();
+        Message m = c.early.take_front();
         Admission& a = m_admission[c.receiver];
         a.grantedBytes = a.grantedBytes + m.bytes - c.aheadBytes;
         Post(conn, std::move(m));

@@ -9,12 +9,12 @@
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/ptr.h"
+#include "ns3/roce-fifo.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-nvlink-domain.h"
 #include "ns3/roce-queue-pair.h"
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -243,10 +243,10 @@ class RoceCommunicator : public Object
     /** A receiving NIC's grants (ClearToSend). */
     struct Admission
     {
-        std::deque<Waiting> waiting; //!< in sending order
-        uint32_t granted{0};         //!< granted and not yet arrived
-        uint64_t grantedBytes{0};    //!< their bytes (grants ahead: as reserved)
-        std::vector<uint32_t> held;  //!< connections holding an unused grant ahead
+        RoceFifo<Waiting> waiting;  //!< in sending order
+        uint32_t granted{0};        //!< granted and not yet arrived
+        uint64_t grantedBytes{0};   //!< their bytes (grants ahead: as reserved)
+        std::vector<uint32_t> held; //!< connections holding an unused grant ahead
     };
 
     /** The QPs between two NICs and what is in flight on them. */
@@ -254,18 +254,18 @@ class RoceCommunicator : public Object
     {
         std::vector<Ptr<RoceQueuePair>> senders;        //!< on the source NIC
         std::vector<Ptr<RoceQueuePair>> receivers;      //!< on the destination NIC
-        std::vector<std::deque<uint64_t>> fifo;         //!< per QP: message ids in posting order
+        std::vector<RoceFifo<uint64_t>> fifo;           //!< per QP: message ids in posting order
         std::unordered_map<uint64_t, Message> messages; //!< in flight, by id
         uint64_t nextId{0};                             //!< next message id
         uint32_t nextQp{0};                             //!< round-robin cursor
-        uint32_t receiver{0};      //!< the destination NIC's number (ClearToSend)
-        uint32_t cts{0};           //!< the grant connection back to the source (ClearToSend)
-        uint32_t held{0};          //!< grants ahead arrived and unused (ClearToSend)
-        uint32_t ahead{0};         //!< grants ahead on their way (ClearToSend)
-        uint64_t aheadBytes{0};    //!< bytes each grant ahead reserves (ClearToSend)
-        std::deque<Message> early; //!< sent while grants ahead travel, at most ahead
-        uint32_t dstNode{0};       //!< the destination NIC's node id
-        bool remote{false};        //!< the destination NIC runs on another MPI rank
+        uint32_t receiver{0};    //!< the destination NIC's number (ClearToSend)
+        uint32_t cts{0};         //!< the grant connection back to the source (ClearToSend)
+        uint32_t held{0};        //!< grants ahead arrived and unused (ClearToSend)
+        uint32_t ahead{0};       //!< grants ahead on their way (ClearToSend)
+        uint64_t aheadBytes{0};  //!< bytes each grant ahead reserves (ClearToSend)
+        RoceFifo<Message> early; //!< sent while grants ahead travel, at most ahead
+        uint32_t dstNode{0};     //!< the destination NIC's node id
+        bool remote{false};      //!< the destination NIC runs on another MPI rank
     };
 
     /** \return the NIC's small number */

@@ -8,6 +8,7 @@
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
+#include "ns3/roce-absent-device.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-net-device.h"
@@ -121,13 +122,15 @@ RoceFctStats::DoDispose()
 RoceFctStats::Search
 RoceFctStats::SearchFrom(Ptr<RoceNetDevice> src)
 {
+    // Links are walked as RoceLinkEnd: a built link, or one that this MPI
+    // rank stands in for (RoceAbsentDevice), which holds the same facts.
     Search s;
     s.via.assign(NodeList::GetNNodes(), nullptr);
-    Ptr<RoceChannel> first = DynamicCast<RoceChannel>(src->GetChannel());
-    ROCE_ERROR_IF(!first, "RoceFctStats: NIC " << src->GetIpv4Address() << " has no link");
-    Ptr<RocePfcNetDevice> peer = first->GetPeer(PeekPointer(src));
+    RoceLinkEnd first;
+    ROCE_ERROR_IF(!RoceLinkEnd::Of(src, &first),
+                  "RoceFctStats: NIC " << src->GetIpv4Address() << " has no link");
     std::deque<uint32_t> queue;
-    uint32_t start = peer->GetNode()->GetId();
+    uint32_t start = first.peerNode;
     s.via[start] = PeekPointer(src);
     queue.push_back(start);
     while (!queue.empty())
@@ -145,17 +148,15 @@ RoceFctStats::SearchFrom(Ptr<RoceNetDevice> src)
         }
         for (uint32_t i = 0; i < node->GetNDevices(); ++i)
         {
-            Ptr<RocePfcNetDevice> dev = DynamicCast<RocePfcNetDevice>(node->GetDevice(i));
-            Ptr<RoceChannel> ch = dev ? DynamicCast<RoceChannel>(dev->GetChannel()) : nullptr;
-            if (!ch)
+            RoceLinkEnd end;
+            if (!RoceLinkEnd::Of(node->GetDevice(i), &end))
             {
                 continue;
             }
-            uint32_t next = ch->GetPeer(PeekPointer(dev))->GetNode()->GetId();
-            if (!s.via[next])
+            if (!s.via[end.peerNode])
             {
-                s.via[next] = PeekPointer(dev);
-                queue.push_back(next);
+                s.via[end.peerNode] = PeekPointer(node->GetDevice(i));
+                queue.push_back(end.peerNode);
             }
         }
     }
@@ -166,27 +167,27 @@ std::vector<RoceFctStats::Hop>
 RoceFctStats::PathOf(const Search& search, Ptr<RoceNetDevice> src, Ptr<RoceNetDevice> dst)
 {
     // Last hop: the device at the other end of dst's link sends into dst.
-    Ptr<RoceChannel> last = DynamicCast<RoceChannel>(dst->GetChannel());
-    ROCE_ERROR_IF(!last, "RoceFctStats: NIC " << dst->GetIpv4Address() << " has no link");
+    RoceLinkEnd last;
+    ROCE_ERROR_IF(!RoceLinkEnd::Of(dst, &last),
+                  "RoceFctStats: NIC " << dst->GetIpv4Address() << " has no link");
     std::vector<Hop> hops;
-    RocePfcNetDevice* tx = PeekPointer(last->GetPeer(PeekPointer(dst)));
-    RocePfcNetDevice* rx = PeekPointer(dst);
+    NetDevice* tx = PeekPointer(NodeList::GetNode(last.peerNode)->GetDevice(last.peerIf));
     while (true)
     {
-        auto ch = DynamicCast<RoceChannel>(tx->GetChannel());
-        hops.push_back({8.0 / static_cast<double>(tx->GetDataRate().GetBitRate()),
-                        8.0 / static_cast<double>(rx->GetDataRate().GetBitRate()),
-                        ch->GetDelay().GetSeconds()});
+        RoceLinkEnd end;
+        RoceLinkEnd::Of(tx, &end);
+        hops.push_back({8.0 / static_cast<double>(end.rate.GetBitRate()),
+                        8.0 / static_cast<double>(end.peerRate.GetBitRate()),
+                        end.delay.GetSeconds()});
         if (tx == PeekPointer(src))
         {
             break;
         }
         uint32_t node = tx->GetNode()->GetId();
-        RocePfcNetDevice* into = node < search.via.size() ? search.via[node] : nullptr;
+        NetDevice* into = node < search.via.size() ? search.via[node] : nullptr;
         ROCE_ERROR_IF(!into || hops.size() > search.via.size(),
                       "RoceFctStats: no path from NIC " << src->GetIpv4Address() << " to NIC "
                                                         << dst->GetIpv4Address());
-        rx = PeekPointer(DynamicCast<RoceChannel>(into->GetChannel())->GetPeer(into));
         tx = into;
     }
     std::reverse(hops.begin(), hops.end());

@@ -19,6 +19,7 @@ namespace ns3
 {
 
 class RoceNetDevice;
+class NetDevice;
 class RocePfcNetDevice;
 
 /**
@@ -235,7 +236,7 @@ class RoceFctStats : public Object
     /** Breadth-first search from one NIC: how each node was reached. */
     struct Search
     {
-        std::vector<RocePfcNetDevice*> via; //!< by node id: the device that sends into it
+        std::vector<NetDevice*> via; //!< by node id: the device that sends into it
     };
 
     /**

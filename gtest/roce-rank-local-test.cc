@@ -1,0 +1,102 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * What a process keeps of the nodes of other MPI ranks: a NIC of another
+ * rank reserves QP numbers instead of holding QPs (and refuses to mix
+ * both), a QP pair between NICs of two ranks is held only at this rank's
+ * end, and a link that this rank does not build is a RoceAbsentDevice that
+ * says what the link is and refuses to send.
+ */
+#include "roce-gtest-error.h"
+
+#include "ns3/channel.h"
+#include "ns3/node-container.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/roce-absent-device.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-queue-pair.h"
+#include "ns3/roce-rank-call.h"
+#include "ns3/simulator.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+TEST(RankLocal, ReservedQpNumbersFollowTheNicsOwnNumbering)
+{
+    Ptr<RoceNetDevice> remote = CreateObject<RoceNetDevice>();
+    EXPECT_EQ(remote->ReserveQpn(), RoceNetDevice::FIRST_QPN);
+    EXPECT_EQ(remote->ReserveQpn(), RoceNetDevice::FIRST_QPN + 1);
+    EXPECT_EQ(remote->GetNReservedQpns(), 2u);
+    EXPECT_EQ(remote->GetNQps(), 0u);
+    EXPECT_ROCE_ERROR(remote->AddQp(CreateObject<RoceQueuePair>()),
+                      "AddQp on a NIC whose QP numbers are reserved");
+    Ptr<RoceNetDevice> local = CreateObject<RoceNetDevice>();
+    // A NIC of this rank numbers its QPs the same way.
+    EXPECT_EQ(local->AddQp(CreateObject<RoceQueuePair>()), RoceNetDevice::FIRST_QPN);
+    EXPECT_ROCE_ERROR(local->ReserveQpn(), "ReserveQpn on a NIC that holds QPs");
+}
+
+TEST(RankLocal, PairAcrossRanksIsHeldAtThisRanksEnd)
+{
+    NodeContainer here;
+    here.Create(1, 0);
+    NodeContainer there;
+    there.Create(1, 1);
+    Ptr<RoceNetDevice> a = CreateObject<RoceNetDevice>();
+    Ptr<RoceNetDevice> b = CreateObject<RoceNetDevice>();
+    a->SetIpv4Address(Ipv4Address("10.0.0.1"));
+    b->SetIpv4Address(Ipv4Address("10.0.0.2"));
+    here.Get(0)->AddDevice(a);
+    there.Get(0)->AddDevice(b);
+    // One earlier QP on b's own rank: b's next number is FIRST_QPN + 1.
+    b->ReserveQpn();
+    Ptr<RoceQueuePair> qa = CreateObject<RoceQueuePair>();
+    Ptr<RoceQueuePair> qb = CreateObject<RoceQueuePair>();
+    const auto qpns = RoceNetDevice::ConnectPair(a, qa, b, qb);
+    EXPECT_EQ(qpns.first, RoceNetDevice::FIRST_QPN);
+    EXPECT_EQ(qpns.second, RoceNetDevice::FIRST_QPN + 1);
+    EXPECT_EQ(a->GetNQps(), 1u);
+    EXPECT_EQ(a->GetQp(qpns.first), qa);
+    EXPECT_EQ(qa->GetRemoteQpn(), qpns.second);
+    EXPECT_EQ(qa->GetRemoteAddress(), Ipv4Address("10.0.0.2"));
+    EXPECT_EQ(qb->GetQpn(), 0u) << "the QP of the other rank's NIC is not taken";
+    EXPECT_EQ(b->GetNQps(), 0u);
+    EXPECT_EQ(b->GetNReservedQpns(), 2u);
+    Simulator::Destroy();
+}
+
+TEST(RankLocal, AbsentDeviceStandsForItsLink)
+{
+    NodeContainer nodes(1);
+    Ptr<RoceAbsentDevice> absent = CreateObject<RoceAbsentDevice>();
+    nodes.Get(0)->AddDevice(absent);
+    RoceLinkEnd link;
+    link.peerNode = 7;
+    link.peerIf = 3;
+    link.rate = DataRate("400Gbps");
+    link.peerRate = DataRate("100Gbps");
+    link.delay = MicroSeconds(4);
+    absent->SetLink(link);
+    RoceLinkEnd got;
+    ASSERT_TRUE(RoceLinkEnd::Of(absent, &got));
+    EXPECT_EQ(got.peerNode, 7u);
+    EXPECT_EQ(got.peerIf, 3u);
+    EXPECT_EQ(got.rate, DataRate("400Gbps"));
+    EXPECT_EQ(got.peerRate, DataRate("100Gbps"));
+    EXPECT_EQ(got.delay, MicroSeconds(4));
+    EXPECT_EQ(absent->GetChannel(), nullptr);
+    EXPECT_FALSE(absent->IsLinkUp());
+    EXPECT_ROCE_ERROR(absent->Send(Create<Packet>(64), Mac48Address::GetBroadcast(), 0x0800),
+                      "interface 0 of node \\d+ runs on another MPI rank and cannot send");
+    // A NIC without a link has no link end; with RoceAbsentLink it has one.
+    Ptr<RoceNetDevice> nic = CreateObject<RoceNetDevice>();
+    EXPECT_FALSE(RoceLinkEnd::Of(nic, &got));
+    Ptr<RoceAbsentLink> info = CreateObject<RoceAbsentLink>();
+    info->link = link;
+    nic->AggregateObject(info);
+    ASSERT_TRUE(RoceLinkEnd::Of(nic, &got));
+    EXPECT_EQ(got.peerIf, 3u);
+    Simulator::Destroy();
+}
