@@ -365,6 +365,16 @@ main(int argc, char* argv[])
     {
         collNicBytes = coll->GetCommunicator()->GetNicBytes();
     }
+    // Links between two nodes of other ranks that this rank did not build.
+    uint64_t absent = 0;
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            absent += DynamicCast<RoceAbsentDevice>(node->GetDevice(d)) ? 1 : 0;
+        }
+    }
     const RoceInvariantReport invariants = RoceInvariants::Check(false);
     const uint64_t drops = RoceFabricStats::Collect().drops;
     const std::vector<std::string> pfcLines = SortedLines(RoceMpiHelper::Gather(pfcText.str()));
@@ -378,7 +388,8 @@ main(int argc, char* argv[])
                                                            collLocal,
                                                            collUnfinished,
                                                            collNicBytes,
-                                                           RoceMpiHelper::GetCutCallsSent()});
+                                                           RoceMpiHelper::GetCutCallsSent(),
+                                                           absent});
     collFinishNs = RoceMpiHelper::Max({collFinishNs})[0];
     // nccl-tests' bus bandwidth of the collective, from its last rank's finish.
     const double busbw =
@@ -398,7 +409,8 @@ main(int argc, char* argv[])
                   << " flows completed, last at " << lastNs / 1e3 << " us, " << stats->GetFailed()
                   << " failed; " << sums[0] << " packet hops, " << sums[1] << " PFC pauses, "
                   << sums[2] << " drops; " << sums[4] << " frames crossed ranks (" << sums[5]
-                  << " PFC), " << sums[9] << " calls\n"
+                  << " PFC), " << sums[9] << " calls; " << sums[10]
+                  << " switch ports of other ranks not built\n"
                   << (coll ? "  " + collective + " of " + std::to_string(collSize) + " B over " +
                                  std::to_string(gpus) + " GPUs: finished at " +
                                  std::to_string(collFinishNs / 1e3) + " us, busbw " +

@@ -9,7 +9,8 @@ determinism: rocev2-mpi-fabric (a collective over every GPU, a PFC-heavy
   monitor's rows) and monitor CSV files in one process and on 1, 2 and 4
   ranks, for two partitions, two congestion controls and ring, hd and
   direct collectives; on 2 ranks PFC frames and the collective's calls
-  (message descriptions, senders' notices) must cross ranks.
+  (message descriptions, senders' notices) must cross ranks, and on 2 and 4
+  ranks each rank must leave the links of other ranks unbuilt.
 notify-delay: a communicator whose NotifyDelay does not exceed the
   lookahead is refused on every rank with status 2, naming both.
 zero-delay-cut: a partition whose cut has a link of delay 0 is refused on
@@ -81,12 +82,13 @@ def determinism(exe, plain, tmp):
             for c in csvs:
                 if open(os.path.join(tmp, f"mon-{c}.csv"), "rb").read() != ref_csv[c]:
                     failures.append(f"{name}: {ranks} rank(s) wrote another mon-{c}.csv")
-            m = re.search(r"(\d+) frames crossed ranks \((\d+) PFC\), (\d+) calls", out)
-            crossed, pfc, calls = (int(m.group(1)), int(m.group(2)),
-                                   int(m.group(3))) if m else (-1, -1, -1)
+            m = re.search(r"(\d+) frames crossed ranks \((\d+) PFC\), (\d+) calls; "
+                          r"(\d+) switch ports of other ranks not built", out)
+            crossed, pfc, calls, absent = (int(m.group(1)), int(m.group(2)), int(m.group(3)),
+                                           int(m.group(4))) if m else (-1, -1, -1, -1)
             status = "identical" if got == ref else "DIFFERENT"
             print(f"  {name}: {ranks} rank(s): {status}; {crossed} frames crossed ranks, "
-                  f"{pfc} of them PFC; {calls} calls")
+                  f"{pfc} of them PFC; {calls} calls; {absent} ports of other ranks not built")
             if ranks > 1 and calls <= 0:
                 failures.append(f"{name}: the collective sent no call across {ranks} ranks")
             if b'"coll_finish_ns": 0,' in got:
@@ -95,6 +97,11 @@ def determinism(exe, plain, tmp):
                 failures.append(f"{name}: {ranks} rank(s) wrote other JSON than one process")
             if ranks > 1 and crossed <= 0:
                 failures.append(f"{name}: no frame crossed ranks on {ranks} ranks")
+            # Each rank builds its own links and the cut, and stands in for
+            # the links of other ranks; one rank builds everything.
+            if (ranks > 1) != (absent > 0):
+                failures.append(f"{name}: {absent} switch ports of other ranks not built "
+                                f"on {ranks} rank(s)")
             if ranks == 2 and not args and pfc <= 0:
                 failures.append(f"{name}: no PFC frame crossed ranks on 2 ranks")
     return failures

@@ -4,9 +4,10 @@
 #ifndef ROCE_COLLECTIVE_SCHEDULE_H
 #define ROCE_COLLECTIVE_SCHEDULE_H
 
+#include "ns3/roce-fifo.h"
+
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -52,8 +53,8 @@ class RoceCollectiveSchedule
     /** Transfers of one channel between two ranks, in flight and ready. */
     struct Lane
     {
-        std::deque<uint32_t> ready; //!< ready, not yet posted, in order
-        uint32_t inFlight{0};       //!< posted, not arrived
+        RoceFifo<uint32_t> ready; //!< ready, not yet posted, in order
+        uint32_t inFlight{0};     //!< posted, not arrived
     };
 
     /** What a builder needs. */

@@ -10,9 +10,9 @@
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/roce-fifo.h"
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -191,12 +191,12 @@ class RoceCollective : public Object
     /** One ring position of one channel. */
     struct RingNode
     {
-        uint32_t rank;              //!< who is here
-        uint32_t next;              //!< rank at position + 1
-        Ptr<RoceNetDevice> srcNic;  //!< NIC of the edge to next
-        Ptr<RoceNetDevice> dstNic;  //!< NIC next receives on
-        std::deque<uint64_t> ready; //!< (step, chunk) pairs ready to send, as step << 32 | chunk
-        uint32_t inFlight{0};       //!< sent, not arrived
+        uint32_t rank;             //!< who is here
+        uint32_t next;             //!< rank at position + 1
+        Ptr<RoceNetDevice> srcNic; //!< NIC of the edge to next
+        Ptr<RoceNetDevice> dstNic; //!< NIC next receives on
+        RoceFifo<uint64_t> ready;  //!< (step, chunk) pairs ready to send, as step << 32 | chunk
+        uint32_t inFlight{0};      //!< sent, not arrived
     };
 
     /** One channel's ring. */

@@ -46,6 +46,32 @@ struct Star
     }
 };
 
+/**
+ * \param src first sender \param dst first receiver \param bytes its size
+ * \param src2 second sender \param dst2 second receiver \param bytes2 its size
+ * \param start2 the second flow's start
+ * \return the two flows (the first at time 0)
+ */
+std::vector<RoceFlowSpec>
+TwoFlows(uint32_t src,
+         uint32_t dst,
+         uint64_t bytes,
+         uint32_t src2,
+         uint32_t dst2,
+         uint64_t bytes2,
+         Time start2)
+{
+    std::vector<RoceFlowSpec> flows(2);
+    flows[0].src = src;
+    flows[0].dst = dst;
+    flows[0].bytes = bytes;
+    flows[1].src = src2;
+    flows[1].dst = dst2;
+    flows[1].bytes = bytes2;
+    flows[1].start = start2;
+    return flows;
+}
+
 /** What a run of the two-flow workload leaves. */
 struct DoneRun
 {
@@ -73,14 +99,7 @@ RunTwoFlows(bool distributed, Time notify, bool withFlows)
         r.doneNs = Simulator::Now().GetNanoSeconds();
         ++r.doneCalls;
     }));
-    std::vector<RoceFlowSpec> flows(2);
-    flows[0].src = 0;
-    flows[0].dst = 1;
-    flows[0].bytes = 100000;
-    flows[1].src = 2;
-    flows[1].dst = 3;
-    flows[1].bytes = 300000;
-    flows[1].start = MicroSeconds(5);
+    const std::vector<RoceFlowSpec> flows = TwoFlows(0, 1, 100000, 2, 3, 300000, MicroSeconds(5));
     RoceWorkloadHelper().Install(s.hosts, withFlows ? flows : std::vector<RoceFlowSpec>(), stats);
     Simulator::Run();
     for (const RoceFctRecord& rec : stats->GetRecords())
@@ -160,14 +179,8 @@ class OtherRankTestCase : public TestCase
     {
         Star s;
         Ptr<RoceFctStats> stats = CreateObject<RoceFctStats>();
-        std::vector<RoceFlowSpec> flows(2);
-        flows[0].src = 0;
-        flows[0].dst = 1;
-        flows[0].bytes = 100000;
-        flows[1].src = 0;
-        flows[1].dst = 2;
-        flows[1].bytes = 100000;
-        flows[1].start = MicroSeconds(2);
+        const std::vector<RoceFlowSpec> flows =
+            TwoFlows(0, 1, 100000, 0, 2, 100000, MicroSeconds(2));
         // Every node is on rank 0; this process plays rank 1.
         RoceRankCall::SetRank(1);
         RoceWorkloadHelper().Install(s.hosts, flows, stats);
