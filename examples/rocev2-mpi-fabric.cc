@@ -10,9 +10,9 @@
 //   ./rocev2 run --mpi=4 rocev2-mpi-fabric --partition=map:0,1,2,3,0,1,2,3
 //
 // The fabric is a 2-tier AI Zone (RoceAiZoneHelper) partitioned by
-// SetPartition: every rank builds the whole fabric, runs the nodes it owns,
-// and the links between ranks carry frames, PFC frames included, as MPI
-// messages (RoceMpiLink). GPUs in the racks of every other rank each WRITE
+// SetPartition: every rank builds and runs the nodes it owns (of other
+// ranks' links it keeps stand-ins), and the links between ranks carry
+// frames, PFC frames included, as MPI messages (RoceMpiLink). GPUs in the racks of every other rank each WRITE
 // --size bytes to GPU 0, whose port pauses its leaf by PFC and backs the
 // pauses up across the cut; every GPU also WRITEs --permutation bytes to
 // the GPU half the fabric away, and with --load GPUs send Poisson flows of

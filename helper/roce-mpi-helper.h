@@ -26,11 +26,13 @@ class RocePfcNetDevice;
  *
  * A program calls Enable() first, builds its fabric with every node given
  * a rank (its ns-3 system id; RoceAiZoneHelper::SetPartition does it), and
- * starts applications only on nodes where IsLocal(). Every rank builds the
- * whole fabric; RoceHelper::Install() cuts each link whose ends are on two
- * ranks (ConnectCut, RoceMpiLink), so a rank's copy of a remote node never
- * sends or receives. After the run, Gather() and Sum() bring each rank's
- * results to rank 0, which writes them.
+ * starts applications only on nodes where IsLocal(). Every rank creates
+ * every node; RoceHelper::Install() builds the links of this rank's nodes,
+ * cuts each link whose ends are on two ranks (ConnectCut, RoceMpiLink), and
+ * stands in for a link between two other ranks (RoceAbsentDevice, a NIC
+ * without its link), so a rank's copy of a remote node never sends or
+ * receives. After the run, Gather() and Sum() bring each rank's results to
+ * rank 0, which writes them.
  *
  * Enable() also makes RoceCommunicator's Distributed the default: a
  * collective's ranks then post only on their own process, and arrivals
