@@ -12,9 +12,9 @@
 // The fabric is a 2-tier AI Zone (RoceAiZoneHelper) partitioned by
 // SetPartition: every rank builds and runs the nodes it owns (of other
 // ranks' links it keeps stand-ins), and the links between ranks carry
-// frames, PFC frames included, as MPI messages (RoceMpiLink). GPUs in the racks of every other rank each WRITE
-// --size bytes to GPU 0, whose port pauses its leaf by PFC and backs the
-// pauses up across the cut; every GPU also WRITEs --permutation bytes to
+// frames, PFC frames included, as MPI messages (RoceMpiLink). GPUs in the
+// racks of every other rank each WRITE --size bytes to GPU 0, whose port
+// pauses its leaf by PFC and backs the pauses up across the cut; every GPU also WRITEs --permutation bytes to
 // the GPU half the fabric away, and with --load GPUs send Poisson flows of
 // --cdf sizes to random GPUs (RoceWorkloadHelper: each flow is posted and
 // recorded on its sender's rank). Every GPU takes part in a --collective
