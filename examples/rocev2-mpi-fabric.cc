@@ -14,8 +14,9 @@
 // ranks' links it keeps stand-ins), and the links between ranks carry
 // frames, PFC frames included, as MPI messages (RoceMpiLink). GPUs in the
 // racks of every other rank each WRITE --size bytes to GPU 0, whose port
-// pauses its leaf by PFC and backs the pauses up across the cut; every GPU also WRITEs --permutation bytes to
-// the GPU half the fabric away, and with --load GPUs send Poisson flows of
+// pauses its leaf by PFC and backs the pauses up across the cut; every
+// GPU also WRITEs --permutation bytes to the GPU half the fabric away, and
+// with --load GPUs send Poisson flows of
 // --cdf sizes to random GPUs (RoceWorkloadHelper: each flow is posted and
 // recorded on its sender's rank). Every GPU takes part in a --collective
 // (a ring AllReduce of --coll-size by default) over a Distributed
