@@ -37,15 +37,15 @@ RoceEgressQueueDisc::Flush(uint8_t priority, const char* reason)
     Ring& ring = m_rings[priority];
     uint32_t frames = 0;
     uint64_t bytes = 0;
-    while (ring.Size() > 0)
+    while (ring.size() > 0)
     {
         // Take the entry out completely before the MMU release, which may
         // send XON and so start transmissions.
-        Entry& e = ring.Front();
+        Entry& e = ring.front();
         Ptr<Packet> p = std::move(e.packet);
         uint32_t size = e.size;
         uint16_t ingress = e.ingress;
-        ring.PopFront();
+        ring.pop_front();
         m_bytes[priority] -= size;
         --m_nPackets;
         m_nBytes -= size;
@@ -71,9 +71,9 @@ bool
 RoceEgressQueueDisc::HoldsFrameFrom(uint16_t ingress, uint8_t priority) const
 {
     const Ring& ring = m_rings.at(priority);
-    for (uint32_t i = 0; i < ring.Size(); ++i)
+    for (uint32_t i = 0; i < ring.size(); ++i)
     {
-        if (ring.At(i).ingress == ingress)
+        if (ring.at(i).ingress == ingress)
         {
             return true;
         }
@@ -86,9 +86,9 @@ RoceEgressQueueDisc::CollectIngressPorts(uint8_t priority, std::vector<uint16_t>
 {
     ports.clear();
     const Ring& ring = m_rings.at(priority);
-    for (uint32_t i = 0; i < ring.Size(); ++i)
+    for (uint32_t i = 0; i < ring.size(); ++i)
     {
-        ports.push_back(ring.At(i).ingress);
+        ports.push_back(ring.at(i).ingress);
     }
     std::sort(ports.begin(), ports.end());
     ports.erase(std::unique(ports.begin(), ports.end()), ports.end());

@@ -122,43 +122,11 @@ RoceEgressQueueDisc::DoDispose()
 {
     for (auto& ring : m_rings)
     {
-        ring.Clear();
+        ring.clear();
     }
     m_mmu = nullptr;
     m_uniform = nullptr;
     Object::DoDispose();
-}
-
-RoceEgressQueueDisc::Entry&
-RoceEgressQueueDisc::Ring::PushSlot()
-{
-    if (m_count == m_slots.size())
-    {
-        // Full (or never used): double, unrolling the ring so the oldest
-        // entry is slot 0.
-        uint32_t capacity =
-            m_slots.empty() ? INITIAL_RING_CAPACITY : 2 * static_cast<uint32_t>(m_slots.size());
-        std::vector<Entry> grown(capacity);
-        for (uint32_t i = 0; i < m_count; ++i)
-        {
-            grown[i] = std::move(m_slots[(m_head + i) & m_mask]);
-        }
-        m_slots.swap(grown);
-        m_head = 0;
-        m_mask = capacity - 1;
-    }
-    Entry& e = m_slots[(m_head + m_count) & m_mask];
-    ++m_count;
-    return e;
-}
-
-void
-RoceEgressQueueDisc::Ring::Clear()
-{
-    std::vector<Entry>().swap(m_slots);
-    m_head = 0;
-    m_count = 0;
-    m_mask = 0;
 }
 
 void
@@ -323,7 +291,7 @@ RoceEgressQueueDisc::Enqueue(Ptr<Packet> p,
         m_dropTrace(p, priority, a.reason);
         return false;
     }
-    Entry& e = m_rings[priority].PushSlot();
+    Entry& e = m_rings[priority].push_slot();
     e.packet = std::move(p);
     e.size = size;
     e.ingress = ingress;
@@ -384,7 +352,7 @@ RoceEgressQueueDisc::PickQueue()
                 m_deficit[i] += static_cast<int64_t>(m_quantum) * m_weights[i];
                 m_dwrrTurnStarted = true;
             }
-            if (m_deficit[i] >= static_cast<int64_t>(m_rings[i].Front().size))
+            if (m_deficit[i] >= static_cast<int64_t>(m_rings[i].front().size))
             {
                 return static_cast<int>(i);
             }
@@ -410,7 +378,7 @@ RoceEgressQueueDisc::Dequeue(uint8_t* priority, bool* intRequest)
     }
     auto prio = static_cast<uint8_t>(q);
     Ring& ring = m_rings[prio];
-    Entry& e = ring.Front();
+    Entry& e = ring.front();
     uint32_t size = e.size;
     if (m_scheduler == DWRR)
     {
@@ -430,7 +398,7 @@ RoceEgressQueueDisc::Dequeue(uint8_t* priority, bool* intRequest)
     {
         *priority = prio;
     }
-    ring.PopFront();
+    ring.pop_front();
     m_bytes[prio] -= size;
     --m_nPackets;
     m_nBytes -= size;
@@ -457,7 +425,7 @@ RoceEgressQueueDisc::GetNBytes() const
 uint32_t
 RoceEgressQueueDisc::GetNPackets(uint8_t priority) const
 {
-    return m_rings.at(priority).Size();
+    return m_rings.at(priority).size();
 }
 
 uint64_t

@@ -12,6 +12,7 @@
 #include "ns3/queue-size.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/roce-drop-counts.h"
+#include "ns3/roce-fifo.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -274,51 +275,8 @@ class RoceEgressQueueDisc : public Object
         bool intRequest{false}; //!< stamp an INT record at egress
     };
 
-    /**
-     * A FIFO of entries in a power-of-two ring that doubles when full.
-     * Slots are reused; popping a slot releases its packet.
-     */
-    class Ring
-    {
-      public:
-        /** \return entries queued */
-        uint32_t Size() const
-        {
-            return m_count;
-        }
-
-        /** \return the oldest entry (the ring must not be empty) */
-        Entry& Front()
-        {
-            return m_slots[m_head];
-        }
-
-        /** \param i an index below Size() \return the i-th oldest entry */
-        const Entry& At(uint32_t i) const
-        {
-            return m_slots[(m_head + i) & m_mask];
-        }
-
-        /** \return a slot at the tail for a new entry; it counts as queued */
-        Entry& PushSlot();
-
-        /** \brief Drop the oldest entry's packet and forget it. */
-        void PopFront()
-        {
-            m_slots[m_head].packet = nullptr;
-            m_head = (m_head + 1) & m_mask;
-            --m_count;
-        }
-
-        /** \brief Release every entry and the storage. */
-        void Clear();
-
-      private:
-        std::vector<Entry> m_slots;
-        uint32_t m_head{0};
-        uint32_t m_count{0};
-        uint32_t m_mask{0};
-    };
+    /** A priority's queue: a ring of entries, filled in place; popping releases the packet. */
+    using Ring = RoceFifo<Entry, INITIAL_RING_CAPACITY>;
 
     /**
      * \brief Mark a packet if RED says so.

@@ -22,9 +22,11 @@ namespace ns3
  * a std::deque allocates about 600 bytes as it is constructed, which made
  * them a quarter of a fabric's memory, on every MPI rank for every remote
  * device too. Push and pop are an index and a mask; the ring doubles when
- * full and keeps its size when emptied.
+ * full (from FIRST slots) and keeps its size when emptied. A switch port's
+ * egress queues are RoceFifos too (RoceEgressQueueDisc), filled in place
+ * through push_slot().
  */
-template <typename T>
+template <typename T, uint32_t FIRST = 4>
 class RoceFifo
 {
   public:
@@ -55,12 +57,28 @@ class RoceFifo
     /** \param v an entry to queue last */
     void push_back(T v)
     {
+        push_slot() = std::move(v);
+    }
+
+    /** \param i an index below size() \return the i-th oldest entry */
+    const T& at(uint32_t i) const
+    {
+        return m_slots[(m_head + i) & m_mask];
+    }
+
+    /**
+     * \brief Queue an entry filled in place.
+     * \return the new last slot (as pop_front left it: T()), counted as queued
+     */
+    T& push_slot()
+    {
         if (m_count == m_capacity)
         {
             Grow();
         }
-        m_slots[(m_head + m_count) & m_mask] = std::move(v);
+        T& slot = m_slots[(m_head + m_count) & m_mask];
         ++m_count;
+        return slot;
     }
 
     /** \brief Forget the oldest entry (the queue must not be empty). */
@@ -92,10 +110,11 @@ class RoceFifo
     }
 
   private:
-    /** \brief Double the ring (4 slots at first), oldest entry first. */
+    /** \brief Double the ring (FIRST slots at first), oldest entry first. */
     void Grow()
     {
-        const uint32_t n = m_capacity == 0 ? 4 : 2 * m_capacity;
+        static_assert(FIRST > 0 && (FIRST & (FIRST - 1)) == 0, "FIRST is a power of two");
+        const uint32_t n = m_capacity == 0 ? FIRST : 2 * m_capacity;
         std::vector<T> slots(n);
         for (uint32_t i = 0; i < m_count; ++i)
         {
