@@ -3,6 +3,8 @@
  */
 #include "roce-switch-helper.h"
 
+#include "roce-mpi-helper.h"
+
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -97,14 +99,34 @@ RoceSwitchHelper::Install(NodeContainer nodes)
 
 namespace
 {
-/// The node at the far end of a device's link, and the device there; none
-/// while the link is down.
-std::pair<Ptr<Node>, Ptr<RocePfcNetDevice>>
-Peer(Ptr<RocePfcNetDevice> dev, const RoceSwitchHelper::LinkFilter& routable)
+/// The far end of a device's link: its node, and the switch port index
+/// there (a port's index; for a link that this MPI rank stands in for, the
+/// interface index, which is the port index on a switch). Null while a
+/// built link is down (routable says no) and for a device without a link.
+std::pair<Ptr<Node>, uint32_t>
+Peer(Ptr<NetDevice> dev, const RoceSwitchHelper::LinkFilter& routable)
 {
-    Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(dev->GetChannel());
-    Ptr<RocePfcNetDevice> peer = ch && routable(ch) ? ch->GetPeer(PeekPointer(dev)) : nullptr;
-    return {peer ? peer->GetNode() : nullptr, peer};
+    Ptr<RocePfcNetDevice> pfc = DynamicCast<RocePfcNetDevice>(dev);
+    if (Ptr<RoceChannel> ch = pfc ? DynamicCast<RoceChannel>(pfc->GetChannel()) : nullptr)
+    {
+        Ptr<RocePfcNetDevice> peer = routable(ch) ? ch->GetPeer(PeekPointer(pfc)) : nullptr;
+        Ptr<RoceSwitchPort> port = DynamicCast<RoceSwitchPort>(peer);
+        return {peer ? peer->GetNode() : nullptr, port ? port->GetPortIndex() : 0};
+    }
+    RoceLinkEnd end;
+    if (RoceLinkEnd::Of(dev, &end))
+    {
+        return {NodeList::GetNode(end.peerNode), end.peerIf};
+    }
+    return {nullptr, 0};
+}
+
+/// \param node a switch \return true if this process fills its routes (across
+/// MPI ranks only a switch's own rank does)
+bool
+Routed(Ptr<Node> node)
+{
+    return RoceMpiHelper::GetSize() <= 1 || RoceMpiHelper::IsLocal(node);
 }
 
 /// A NIC as seen from the switch it hangs off.
@@ -148,14 +170,13 @@ RoceSwitchHelper::PopulateRoutes(const LinkFilter& routable)
             {
                 continue;
             }
-            auto [first, firstPort] = Peer(nic, routable);
-            Ptr<RoceSwitchPort> port = DynamicCast<RoceSwitchPort>(firstPort);
-            if (!first || !switches[first->GetId()] || !port)
+            auto [first, port] = Peer(nic, routable);
+            if (!first || !switches[first->GetId()])
             {
                 continue; // a host-to-host link, or a link that is down
             }
             uint32_t addr = nic->GetIpv4Address().Get();
-            below[first->GetId()].push_back({addr, port->GetPortIndex()});
+            below[first->GetId()].push_back({addr, port});
             auto& owners = prefixOwners[addr & 0xFFFFFF00];
             if (std::find(owners.begin(), owners.end(), first->GetId()) == owners.end())
             {
@@ -178,7 +199,10 @@ RoceSwitchHelper::PopulateRoutes(const LinkFilter& routable)
         });
         for (const AttachedNic& n : nics)
         {
-            switches[leaf]->AddRoute(Ipv4Address(n.addr), hostMask, {n.port});
+            if (Routed(NodeList::GetNode(leaf)))
+            {
+                switches[leaf]->AddRoute(Ipv4Address(n.addr), hostMask, {n.port});
+            }
         }
         std::fill(dist.begin(), dist.end(), -1);
         reached.clear();
@@ -189,11 +213,13 @@ RoceSwitchHelper::PopulateRoutes(const LinkFilter& routable)
         {
             uint32_t u = queue.front();
             queue.pop_front();
-            Ptr<RoceSwitch> sw = switches[u];
+            // A switch's devices are its ports, in order (also the links
+            // this MPI rank stands in for).
+            Ptr<Node> node = NodeList::GetNode(u);
             next[u].clear();
-            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            for (uint32_t p = 0; p < node->GetNDevices(); ++p)
             {
-                auto [v, vdev] = Peer(sw->GetPort(p), routable);
+                Ptr<Node> v = Peer(node->GetDevice(p), routable).first;
                 if (!v || !switches[v->GetId()])
                 {
                     continue; // hosts do not forward
@@ -206,7 +232,8 @@ RoceSwitchHelper::PopulateRoutes(const LinkFilter& routable)
                 }
                 else if (dv == dist[u] - 1)
                 {
-                    next[u].push_back(p);
+                    Ptr<RoceSwitchPort> port = DynamicCast<RoceSwitchPort>(node->GetDevice(p));
+                    next[u].push_back(port ? port->GetPortIndex() : p);
                 }
             }
             if (u != leaf)
@@ -226,6 +253,10 @@ RoceSwitchHelper::PopulateRoutes(const LinkFilter& routable)
         }
         for (uint32_t u : reached)
         {
+            if (!Routed(NodeList::GetNode(u)))
+            {
+                continue;
+            }
             for (uint32_t prefix : exclusive)
             {
                 switches[u]->AddRoute(Ipv4Address(prefix), rackMask, next[u]);
