@@ -361,8 +361,9 @@ inline bool
 CollectiveQpFailed(const RoceAiZone& zone, Ptr<RoceFctStats> stats)
 {
     const std::map<RoceFlowQpKey, const RoceFctRecord*> flows = FinishedFlows(stats);
-    for (const Ptr<RoceNetDevice>& nic : zone.nics)
+    for (uint32_t g = 0; g < zone.GetNGpus(); ++g)
     {
+        Ptr<RoceNetDevice> nic = zone.GetNic(g);
         for (uint32_t q = 0; q < nic->GetNQps(); ++q)
         {
             Ptr<RoceQueuePair> qp = nic->GetQpByIndex(q);
@@ -389,8 +390,9 @@ WorkDone(const RoceAiZone& zone, Ptr<RoceFctStats> stats, Ptr<RoceCollectiveApp>
     {
         return false;
     }
-    for (const Ptr<RoceNetDevice>& nic : zone.nics)
+    for (uint32_t g = 0; g < zone.GetNGpus(); ++g)
     {
+        Ptr<RoceNetDevice> nic = zone.GetNic(g);
         for (uint32_t q = 0; q < nic->GetNQps(); ++q)
         {
             const RoceQueuePair::Stats& s = nic->GetQpByIndex(q)->GetStats();
@@ -416,13 +418,15 @@ CheckQueuePairs(const RoceAiZone& zone,
                 RoceSoakBreaks& b)
 {
     std::map<uint32_t, Ptr<RoceNetDevice>> byAddress;
-    for (const Ptr<RoceNetDevice>& nic : zone.nics)
+    for (uint32_t g = 0; g < zone.GetNGpus(); ++g)
     {
+        Ptr<RoceNetDevice> nic = zone.GetNic(g);
         byAddress[nic->GetIpv4Address().Get()] = nic;
     }
     const std::map<RoceFlowQpKey, const RoceFctRecord*> flows = FinishedFlows(stats);
-    for (const Ptr<RoceNetDevice>& nic : zone.nics)
+    for (uint32_t g = 0; g < zone.GetNGpus(); ++g)
     {
+        Ptr<RoceNetDevice> nic = zone.GetNic(g);
         for (uint32_t q = 0; q < nic->GetNQps(); ++q)
         {
             Ptr<RoceQueuePair> qa = nic->GetQpByIndex(q);

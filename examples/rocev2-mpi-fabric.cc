@@ -92,6 +92,7 @@ main(int argc, char* argv[])
     std::string cc = "none";
     std::string ctswDelay = "4us";
     std::string partition = "racks";
+    std::string routes = "zone";
     std::string collective = "allreduce";
     std::string algorithm;
     std::string collSizeText = "1048576";
@@ -132,6 +133,10 @@ main(int argc, char* argv[])
                  "How to split the fabric over the ranks: none, racks, zones (3 tiers), auto or "
                  "map:R0,R1,... (a rank per rack)",
                  partition);
+    cmd.AddValue("routes",
+                 "How switches get their routes: zone (the AI Zone's own tables) or bfs "
+                 "(RoceSwitchHelper::PopulateRoutes, the shortest paths any topology gets)",
+                 routes);
     cmd.AddValue("collective",
                  "Collective over every GPU, from time 0 (allreduce, allgather, reducescatter, "
                  "alltoall, broadcast, sendrecv; none: no collective)",
@@ -188,6 +193,12 @@ main(int argc, char* argv[])
     RoceExampleArgs::SetZoneCongestionControl(zoneHelper, cc);
     const auto wallStart = std::chrono::steady_clock::now();
     RoceAiZone zone = zoneHelper.Build();
+    ROCE_ERROR_IF(routes != "zone" && routes != "bfs",
+                  "--routes=" << routes << ": expected zone or bfs");
+    if (routes == "bfs")
+    {
+        RoceSwitchHelper::PopulateRoutes();
+    }
     gpus = zone.GetNGpus();
     gpusPerServer = zone.gpusPerServer;
     ROCE_ERROR_IF(incast + 1 > gpus, "--incast=" << incast << " needs more than --gpus=" << gpus);
@@ -366,14 +377,19 @@ main(int argc, char* argv[])
     {
         collNicBytes = coll->GetCommunicator()->GetNicBytes();
     }
-    // Links between two nodes of other ranks that this rank did not build.
-    uint64_t absent = 0;
+    // Links between two nodes of other ranks that this rank did not build:
+    // the switch ports and NICs it stands in for.
+    uint64_t absentPorts = 0;
+    uint64_t absentNics = 0;
     for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
     {
         Ptr<Node> node = NodeList::GetNode(n);
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
-            absent += DynamicCast<RoceAbsentDevice>(node->GetDevice(d)) ? 1 : 0;
+            if (DynamicCast<RoceAbsentDevice>(node->GetDevice(d)))
+            {
+                ++(RoceNetDevice::IsNic(node->GetDevice(d)) ? absentNics : absentPorts);
+            }
         }
     }
     const RoceInvariantReport invariants = RoceInvariants::Check(false);
@@ -390,7 +406,8 @@ main(int argc, char* argv[])
                                                            collUnfinished,
                                                            collNicBytes,
                                                            RoceMpiHelper::GetCutCallsSent(),
-                                                           absent});
+                                                           absentPorts,
+                                                           absentNics});
     collFinishNs = RoceMpiHelper::Max({collFinishNs})[0];
     // nccl-tests' bus bandwidth of the collective, from its last rank's finish.
     const double busbw =
@@ -410,8 +427,8 @@ main(int argc, char* argv[])
                   << " flows completed, last at " << lastNs / 1e3 << " us, " << stats->GetFailed()
                   << " failed; " << sums[0] << " packet hops, " << sums[1] << " PFC pauses, "
                   << sums[2] << " drops; " << sums[4] << " frames crossed ranks (" << sums[5]
-                  << " PFC), " << sums[9] << " calls; " << sums[10]
-                  << " switch ports of other ranks not built\n"
+                  << " PFC), " << sums[9] << " calls; " << sums[10] << " switch ports and "
+                  << sums[11] << " NICs of other ranks not built\n"
                   << (coll ? "  " + collective + " of " + std::to_string(collSize) + " B over " +
                                  std::to_string(gpus) + " GPUs: finished at " +
                                  std::to_string(collFinishNs / 1e3) + " us, busbw " +

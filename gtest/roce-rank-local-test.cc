@@ -5,7 +5,8 @@
  * rank reserves QP numbers instead of holding QPs (and refuses to mix
  * both), a QP pair between NICs of two ranks is held only at this rank's
  * end, and a link that this rank does not build is a RoceAbsentDevice that
- * says what the link is and refuses to send.
+ * says what the link is and refuses to send (at a host it keeps the NIC's
+ * address and QP numbers).
  */
 #include "roce-gtest-error.h"
 
@@ -67,6 +68,42 @@ TEST(RankLocal, PairAcrossRanksIsHeldAtThisRanksEnd)
     Simulator::Destroy();
 }
 
+TEST(RankLocal, AbsentNicKeepsAddressAndQpNumbers)
+{
+    NodeContainer here;
+    here.Create(1, 0);
+    NodeContainer there;
+    there.Create(2, 1);
+    Ptr<RoceNetDevice> a = CreateObject<RoceNetDevice>();
+    a->SetIpv4Address(Ipv4Address("10.0.0.1"));
+    here.Get(0)->AddDevice(a);
+    // The NIC of a GPU of another rank whose link this rank did not build.
+    Ptr<RoceAbsentDevice> b = CreateObject<RoceAbsentDevice>();
+    b->SetIpv4Address(Ipv4Address("10.0.0.2"));
+    there.Get(0)->AddDevice(b);
+    EXPECT_TRUE(RoceNetDevice::IsNic(b));
+    EXPECT_EQ(RoceNetDevice::AddressOf(b), Ipv4Address("10.0.0.2"));
+    b->ReserveQpn(); // an earlier QP on b's own rank
+    Ptr<RoceQueuePair> qa = CreateObject<RoceQueuePair>();
+    Ptr<RoceQueuePair> qb = CreateObject<RoceQueuePair>();
+    const auto qpns = RoceNetDevice::ConnectPair(a, qa, b, qb);
+    EXPECT_EQ(qpns.first, RoceNetDevice::FIRST_QPN);
+    EXPECT_EQ(qpns.second, RoceNetDevice::FIRST_QPN + 1);
+    EXPECT_EQ(qa->GetRemoteQpn(), qpns.second);
+    EXPECT_EQ(qa->GetRemoteAddress(), Ipv4Address("10.0.0.2"));
+    EXPECT_EQ(qb->GetQpn(), 0u) << "the stand-in holds no QP";
+    EXPECT_EQ(b->GetNReservedQpns(), 2u);
+    // A switch port's stand-in is not a NIC: no QP connects to it.
+    Ptr<RoceAbsentDevice> port = CreateObject<RoceAbsentDevice>();
+    there.Get(1)->AddDevice(port);
+    EXPECT_ROCE_ERROR(RoceNetDevice::ConnectPair(a,
+                                                 CreateObject<RoceQueuePair>(),
+                                                 port,
+                                                 CreateObject<RoceQueuePair>()),
+                      "interface 0 of node \\d+ is a ns3::RoceAbsentDevice, not a RoCE NIC");
+    Simulator::Destroy();
+}
+
 TEST(RankLocal, AbsentDeviceStandsForItsLink)
 {
     NodeContainer nodes(1);
@@ -90,13 +127,12 @@ TEST(RankLocal, AbsentDeviceStandsForItsLink)
     EXPECT_FALSE(absent->IsLinkUp());
     EXPECT_ROCE_ERROR(absent->Send(Create<Packet>(64), Mac48Address::GetBroadcast(), 0x0800),
                       "interface 0 of node \\d+ runs on another MPI rank and cannot send");
-    // A NIC without a link has no link end; with RoceAbsentLink it has one.
+    // A NIC without a link has no link end.
     Ptr<RoceNetDevice> nic = CreateObject<RoceNetDevice>();
     EXPECT_FALSE(RoceLinkEnd::Of(nic, &got));
-    Ptr<RoceAbsentLink> info = CreateObject<RoceAbsentLink>();
-    info->link = link;
-    nic->AggregateObject(info);
-    ASSERT_TRUE(RoceLinkEnd::Of(nic, &got));
-    EXPECT_EQ(got.peerIf, 3u);
+    // A switch port's stand-in is no NIC: it has no address and no QPs.
+    EXPECT_FALSE(RoceNetDevice::IsNic(absent));
+    EXPECT_ROCE_ERROR(absent->ReserveQpn(), "stands in for a switch port, not a NIC");
+    EXPECT_ROCE_ERROR(RoceNetDevice::AddressOf(absent), "RoceAbsentDevice is not a RoCE NIC");
     Simulator::Destroy();
 }

@@ -49,7 +49,7 @@ TEST(WorkloadHelper, InstallRefusesBadFlows)
     prio.priority = 8;
     EXPECT_ROCE_ERROR(h.Install(nodes, {prio}, stats), "flow 0: priority 8 is not in 0..7");
     // A node without a NIC is named too.
-    EXPECT_ROCE_ERROR(h.Install(nodes, {Flow(0, 1)}, stats), "has no RoceNetDevice");
+    EXPECT_ROCE_ERROR(h.Install(nodes, {Flow(0, 1)}, stats), "node 0 has no NIC #0");
 }
 
 TEST(WorkloadHelper, WritesHpccFlowFile)

@@ -10,6 +10,7 @@
 #include "ns3/enum.h"
 #include "ns3/node.h"
 #include "ns3/queue-size.h"
+#include "ns3/roce-absent-device.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-switch.h"
 #include "ns3/uinteger.h"
@@ -421,9 +422,16 @@ RoceAiZoneHelper::BuildZoneLinks(RoceAiZone& z)
                     const uint32_t leaf = m_rail ? r * G + g : r;
                     const uint32_t host = m_rail ? s : s * G + g;
                     NetDeviceContainer d = m_roce.Install(server, z.rtsw.Get(zone * LZ + leaf));
-                    Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(d.Get(0));
-                    nic->SetIpv4Address(RoceAiZone::MakeAddress(zone, leaf, host));
-                    z.nics.push_back(nic);
+                    const Ipv4Address address = RoceAiZone::MakeAddress(zone, leaf, host);
+                    if (Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(d.Get(0)))
+                    {
+                        nic->SetIpv4Address(address);
+                    }
+                    else
+                    {
+                        DynamicCast<RoceAbsentDevice>(d.Get(0))->SetIpv4Address(address);
+                    }
+                    z.nics.push_back(d.Get(0));
                     ++z.links;
                 }
             }

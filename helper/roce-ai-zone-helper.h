@@ -58,7 +58,10 @@ class RoceAiZone
     uint32_t fatTreeK{0};       //!< k when built by SetFatTree(k), else 0
     DataRate linkRate;          //!< every link's rate
     uint64_t links{0};          //!< links built, all tiers
-    std::vector<Ptr<RoceNetDevice>> nics; //!< the NIC of every GPU, by GPU index
+    /// The NIC of every GPU, by GPU index: its RoceNetDevice, or across MPI
+    /// ranks, for a GPU of another rank whose link this rank did not build,
+    /// the RoceAbsentDevice that stands in for it (its address and QP numbers)
+    std::vector<Ptr<NetDevice>> nics;
 
     /**
      * \param zone zone \param leaf leaf switch within the zone \param host
@@ -70,8 +73,19 @@ class RoceAiZone
     uint32_t GetNGpus() const;
     /** \return NICs under one RTSW (S * G) */
     uint32_t GetNicsPerRack() const;
-    /** \param gpu a GPU index \return its NIC */
+    /**
+     * \param gpu a GPU index
+     * \return its NIC; a RoceError across MPI ranks for a GPU whose NIC this
+     *         rank stands in for (use GetNicDevice)
+     */
     Ptr<RoceNetDevice> GetNic(uint32_t gpu) const;
+    /**
+     * \param gpu a GPU index
+     * \return its NIC, or the device that stands in for it on this MPI rank:
+     *         what RoceCommunicator::AddRank, RoceFlowApp and
+     *         RoceHelper::CreateQp take
+     */
+    Ptr<NetDevice> GetNicDevice(uint32_t gpu) const;
     /** \return leaf switches (RTSWs or rail switches) per zone: R, or R x G with rails */
     uint32_t GetLeavesPerZone() const;
     /** \return NICs under one leaf switch: S x G, or S with rails */

@@ -6,6 +6,7 @@
 // RoceAiZoneHelper (roce-ai-zone-helper.cc builds it).
 
 #include "roce-ai-zone-helper.h"
+#include "roce-mpi-helper.h"
 
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
@@ -75,11 +76,24 @@ RoceAiZone::GetLeafSwitch(uint32_t gpu) const
 Ptr<Node>
 RoceAiZone::GetServer(uint32_t gpu) const
 {
-    return GetNic(gpu)->GetNode();
+    return GetNicDevice(gpu)->GetNode();
 }
 
 Ptr<RoceNetDevice>
 RoceAiZone::GetNic(uint32_t gpu) const
+{
+    Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(GetNicDevice(gpu));
+    ROCE_ERROR_IF(!nic,
+                  "RoceAiZone: GPU " << gpu << " runs on MPI rank "
+                                     << nics[gpu]->GetNode()->GetSystemId() << ", not this rank "
+                                     << RoceMpiHelper::GetRank()
+                                     << ", which holds only its address and QP numbers "
+                                        "(GetNicDevice)");
+    return nic;
+}
+
+Ptr<NetDevice>
+RoceAiZone::GetNicDevice(uint32_t gpu) const
 {
     ROCE_ERROR_IF(gpu >= nics.size(),
                   "RoceAiZone: GPU " << gpu << " out of range (" << nics.size() << " GPUs)");

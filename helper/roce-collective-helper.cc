@@ -99,7 +99,7 @@ RoceCollectiveHelper::CreateCommunicator(const RoceAiZone& zone, const std::vect
                                                    << " and again rank " << rank
                                                    << " (a GPU is one rank)");
         rankOf[g] = rank;
-        comm->AddRank(zone.GetNic(g), zone.GetNvlink(g), zone.GetLocalGpu(g));
+        comm->AddRank(zone.GetNicDevice(g), zone.GetNvlink(g), zone.GetLocalGpu(g));
     }
     return comm;
 }

@@ -233,7 +233,11 @@ RoceFaultHelper::AddNames(const RoceAiZone& zone)
     add("server", zone.servers);
     for (uint32_t g = 0; g < zone.nics.size(); ++g)
     {
-        AddName("gpu" + std::to_string(g), Ptr<RocePfcNetDevice>(zone.nics[g]));
+        // Across MPI ranks, the NICs this rank builds.
+        if (Ptr<RocePfcNetDevice> nic = DynamicCast<RocePfcNetDevice>(zone.nics[g]))
+        {
+            AddName("gpu" + std::to_string(g), nic);
+        }
     }
 }
 

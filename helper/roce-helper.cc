@@ -309,22 +309,18 @@ RoceHelper::InstallAbsent(Ptr<Node> a, Ptr<Node> b)
 {
     // Each end is made as CreateEnd makes it, so that MAC addresses, IPv4
     // addresses and ns-3's automatic random-stream numbers continue as in
-    // a process that builds the link; a switch port is then dropped for a
-    // RoceAbsentDevice, a NIC stays without its link.
+    // a process that builds the link; then a RoceAbsentDevice takes its
+    // place (at a host with the NIC's IPv4 address).
     const Ptr<Node> nodes[2] = {a, b};
-    Ptr<NetDevice> ends[2];
+    Ptr<RoceAbsentDevice> ends[2];
     DataRate rates[2];
     for (int i = 0; i < 2; ++i)
     {
+        ends[i] = CreateObject<RoceAbsentDevice>();
         if (nodes[i]->GetObject<RoceSwitch>())
         {
             Ptr<RoceSwitchPort> port = m_portFactory.Create<RoceSwitchPort>();
-            port->SetAddress(Mac48Address::Allocate());
             rates[i] = port->GetDataRate();
-            Ptr<RoceAbsentDevice> absent = CreateObject<RoceAbsentDevice>();
-            absent->SetAddress(port->GetAddress());
-            nodes[i]->AddDevice(absent);
-            ends[i] = absent;
         }
         else
         {
@@ -332,12 +328,11 @@ RoceHelper::InstallAbsent(Ptr<Node> a, Ptr<Node> b)
             ROCE_ERROR_IF(m_nextHost & m_mask,
                           "RoceHelper: address space " << Ipv4Address(m_network) << "/"
                                                        << Ipv4Mask(m_mask) << " exhausted");
-            nic->SetIpv4Address(Ipv4Address(m_network | m_nextHost++));
-            nic->SetAddress(Mac48Address::Allocate());
-            nodes[i]->AddDevice(nic);
+            ends[i]->SetIpv4Address(Ipv4Address(m_network | m_nextHost++));
             rates[i] = nic->GetDataRate();
-            ends[i] = nic;
         }
+        ends[i]->SetAddress(Mac48Address::Allocate());
+        nodes[i]->AddDevice(ends[i]);
     }
     const Time delay = ChannelDelay();
     NetDeviceContainer c;
@@ -349,16 +344,7 @@ RoceHelper::InstallAbsent(Ptr<Node> a, Ptr<Node> b)
         link.rate = rates[i];
         link.peerRate = rates[1 - i];
         link.delay = delay;
-        if (Ptr<RoceAbsentDevice> absent = DynamicCast<RoceAbsentDevice>(ends[i]))
-        {
-            absent->SetLink(link);
-        }
-        else
-        {
-            Ptr<RoceAbsentLink> info = CreateObject<RoceAbsentLink>();
-            info->link = link;
-            ends[i]->AggregateObject(info);
-        }
+        ends[i]->SetLink(link);
         c.Add(ends[i]);
     }
     return c;
@@ -375,14 +361,14 @@ RoceHelper::Install(NodeContainer c)
 std::pair<Ptr<RoceQueuePair>, Ptr<RoceQueuePair>>
 RoceHelper::CreateQp(Ptr<NetDevice> a, Ptr<NetDevice> b)
 {
-    Ptr<RoceNetDevice> na = DynamicCast<RoceNetDevice>(a);
-    Ptr<RoceNetDevice> nb = DynamicCast<RoceNetDevice>(b);
-    ROCE_ERROR_IF(!na, "RoceHelper::CreateQp: the first device is not a RoceNetDevice (NIC)");
-    ROCE_ERROR_IF(!nb, "RoceHelper::CreateQp: the second device is not a RoceNetDevice (NIC)");
-    ROCE_ERROR_IF(na == nb, "RoceHelper::CreateQp: both ends are the same NIC");
+    ROCE_ERROR_IF(!RoceNetDevice::IsNic(a),
+                  "RoceHelper::CreateQp: the first device is not a RoceNetDevice (NIC)");
+    ROCE_ERROR_IF(!RoceNetDevice::IsNic(b),
+                  "RoceHelper::CreateQp: the second device is not a RoceNetDevice (NIC)");
+    ROCE_ERROR_IF(a == b, "RoceHelper::CreateQp: both ends are the same NIC");
     Ptr<RoceQueuePair> qa = m_qpFactory.Create<RoceQueuePair>();
     Ptr<RoceQueuePair> qb = m_qpFactory.Create<RoceQueuePair>();
-    RoceNetDevice::ConnectPair(na, qa, nb, qb);
+    RoceNetDevice::ConnectPair(a, qa, b, qb);
     // A NIC of another MPI rank has no QP here (its number is reserved).
     return {qa->GetQpn() != 0 ? qa : nullptr, qb->GetQpn() != 0 ? qb : nullptr};
 }
@@ -399,6 +385,24 @@ RoceHelper::CreateQp(Ptr<NetDevice> a, Ipv4Address remote)
     Ptr<RoceNetDevice> nb = FindNic(remote);
     ROCE_ERROR_IF(!nb, "RoceHelper::CreateQp: no NIC has address " << remote);
     return CreateQp(a, Ptr<NetDevice>(nb));
+}
+
+Ptr<NetDevice>
+RoceHelper::GetNicDevice(Ptr<Node> node, uint32_t index)
+{
+    ROCE_ERROR_IF(!node, "RoceHelper::GetNicDevice: null node");
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+    {
+        Ptr<NetDevice> dev = node->GetDevice(i);
+        if (RoceNetDevice::IsNic(dev) && seen++ == index)
+        {
+            return dev;
+        }
+    }
+    ROCE_ERROR("RoceHelper: node " << node->GetId() << " has no NIC #" << index << " (it has "
+                                   << seen << " NICs)");
+    return nullptr;
 }
 
 Ptr<RoceNetDevice>

@@ -181,6 +181,17 @@ class RoceHelper : public PcapHelperForDevice
     static Ptr<RoceNetDevice> GetNic(Ptr<Node> node, uint32_t index = 0);
 
     /**
+     * \param node a node
+     * \param index which NIC (0 = first)
+     * \return the node's index-th NIC: its RoceNetDevice, or across MPI
+     *         ranks, on a node of another rank whose link this rank did not
+     *         build, the RoceAbsentDevice that stands in for it (what
+     *         CreateQp, RoceCommunicator::AddRank and RoceWorkloadHelper
+     *         take); aborts with a clear message if none
+     */
+    static Ptr<NetDevice> GetNicDevice(Ptr<Node> node, uint32_t index = 0);
+
+    /**
      * \param address an IPv4 address
      * \return the NIC that owns it, or nullptr
      */
@@ -204,9 +215,9 @@ class RoceHelper : public PcapHelperForDevice
     Ptr<RocePfcNetDevice> CreateEnd(Ptr<Node> node);
 
     /**
-     * \brief Stand in for a link whose two nodes run on other MPI ranks:
-     * at a switch a RoceAbsentDevice, at a host a NIC without a link (its
-     * address and QP numbers are needed), both with what the link is.
+     * \brief Stand in for a link whose two nodes run on other MPI ranks: a
+     * RoceAbsentDevice at each end, with what the link is (at a host also
+     * the NIC's IPv4 address, for QPs to it).
      * \param a one node \param b the other
      * \return the two ends
      */

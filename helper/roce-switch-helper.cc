@@ -165,8 +165,9 @@ RoceSwitchHelper::PopulateRoutes(const LinkFilter& routable)
         Ptr<Node> host = NodeList::GetNode(h);
         for (uint32_t d = 0; d < host->GetNDevices(); ++d)
         {
-            Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(host->GetDevice(d));
-            if (!nic)
+            // A NIC, or across MPI ranks the stand-in for one.
+            Ptr<NetDevice> nic = host->GetDevice(d);
+            if (!RoceNetDevice::IsNic(nic))
             {
                 continue;
             }
@@ -175,7 +176,7 @@ RoceSwitchHelper::PopulateRoutes(const LinkFilter& routable)
             {
                 continue; // a host-to-host link, or a link that is down
             }
-            uint32_t addr = nic->GetIpv4Address().Get();
+            uint32_t addr = RoceNetDevice::AddressOf(nic).Get();
             below[first->GetId()].push_back({addr, port});
             auto& owners = prefixOwners[addr & 0xFFFFFF00];
             if (std::find(owners.begin(), owners.end(), first->GetId()) == owners.end())

@@ -42,7 +42,7 @@ RoceWorkloadHelper::Install(NodeContainer nodes,
                             const std::vector<RoceFlowSpec>& flows,
                             Ptr<RoceFctStats> stats) const
 {
-    return InstallOn([&nodes](uint32_t i) { return RoceHelper::GetNic(nodes.Get(i)); },
+    return InstallOn([&nodes](uint32_t i) { return RoceHelper::GetNicDevice(nodes.Get(i)); },
                      nodes.GetN(),
                      "nodes",
                      flows,
@@ -50,20 +50,20 @@ RoceWorkloadHelper::Install(NodeContainer nodes,
 }
 
 ApplicationContainer
-RoceWorkloadHelper::Install(const std::vector<Ptr<RoceNetDevice>>& nics,
+RoceWorkloadHelper::Install(const std::vector<Ptr<NetDevice>>& nics,
                             const std::vector<RoceFlowSpec>& flows,
                             Ptr<RoceFctStats> stats) const
 {
     for (std::size_t i = 0; i < nics.size(); ++i)
     {
-        ROCE_ERROR_IF(!nics[i] || !nics[i]->GetNode(),
-                      "RoceWorkloadHelper::Install: NIC " << i << " is null or on no node");
+        ROCE_ERROR_IF(!RoceNetDevice::IsNic(nics[i]) || !nics[i]->GetNode(),
+                      "RoceWorkloadHelper::Install: NIC " << i << " is not a NIC or on no node");
     }
     return InstallOn([&nics](uint32_t i) { return nics[i]; }, nics.size(), "NICs", flows, stats);
 }
 
 ApplicationContainer
-RoceWorkloadHelper::InstallOn(const std::function<Ptr<RoceNetDevice>(uint32_t)>& nicOf,
+RoceWorkloadHelper::InstallOn(const std::function<Ptr<NetDevice>(uint32_t)>& nicOf,
                               uint32_t n,
                               const char* what,
                               const std::vector<RoceFlowSpec>& flows,
@@ -103,7 +103,7 @@ RoceWorkloadHelper::InstallOn(const std::function<Ptr<RoceNetDevice>(uint32_t)>&
         auto it = apps.find(f.src);
         if (it == apps.end())
         {
-            Ptr<RoceNetDevice> nic = nicOf(f.src);
+            Ptr<NetDevice> nic = nicOf(f.src);
             Ptr<RoceFlowApp> app = m_appFactory.Create<RoceFlowApp>();
             app->Setup(nic, stats);
             app->SetQpFactory(m_qpFactory);

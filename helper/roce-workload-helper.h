@@ -80,7 +80,7 @@ class RoceWorkloadHelper
      * \param stats where finished flows are recorded
      * \return one RoceFlowApp per sending NIC, in order of first appearance
      */
-    ApplicationContainer Install(const std::vector<Ptr<RoceNetDevice>>& nics,
+    ApplicationContainer Install(const std::vector<Ptr<NetDevice>>& nics,
                                  const std::vector<RoceFlowSpec>& flows,
                                  Ptr<RoceFctStats> stats) const;
 
@@ -155,7 +155,7 @@ class RoceWorkloadHelper
      * \param flows the flows \param stats where they are recorded
      * \return the apps
      */
-    ApplicationContainer InstallOn(const std::function<Ptr<RoceNetDevice>(uint32_t)>& nicOf,
+    ApplicationContainer InstallOn(const std::function<Ptr<NetDevice>(uint32_t)>& nicOf,
                                    uint32_t n,
                                    const char* what,
                                    const std::vector<RoceFlowSpec>& flows,

@@ -52,7 +52,8 @@ def determinism(exe, plain, tmp):
           "--monitor=mon"]),
         ("dcqcn, monitor, interleaved map partition",
          ["--cc=dcqcn", "--partition=map", "--monitor=mon"]),
-        ("hd allreduce 4 MiB, no incast", ["--algorithm=hd", "--coll-size=4MiB", "--incast=0"]),
+        ("hd allreduce 4 MiB, no incast, shortest-path routes",
+         ["--algorithm=hd", "--coll-size=4MiB", "--incast=0", "--routes=bfs"]),
         ("alltoall 2 MiB, map partition", ["--collective=alltoall", "--coll-size=2MiB",
                                            "--permutation=0", "--partition=map"]),
     ]
@@ -83,12 +84,13 @@ def determinism(exe, plain, tmp):
                 if open(os.path.join(tmp, f"mon-{c}.csv"), "rb").read() != ref_csv[c]:
                     failures.append(f"{name}: {ranks} rank(s) wrote another mon-{c}.csv")
             m = re.search(r"(\d+) frames crossed ranks \((\d+) PFC\), (\d+) calls; "
-                          r"(\d+) switch ports of other ranks not built", out)
-            crossed, pfc, calls, absent = (int(m.group(1)), int(m.group(2)), int(m.group(3)),
-                                           int(m.group(4))) if m else (-1, -1, -1, -1)
+                          r"(\d+) switch ports and (\d+) NICs of other ranks not built", out)
+            crossed, pfc, calls, ports, nics = (
+                tuple(int(g) for g in m.groups()) if m else (-1, -1, -1, -1, -1))
             status = "identical" if got == ref else "DIFFERENT"
             print(f"  {name}: {ranks} rank(s): {status}; {crossed} frames crossed ranks, "
-                  f"{pfc} of them PFC; {calls} calls; {absent} ports of other ranks not built")
+                  f"{pfc} of them PFC; {calls} calls; {ports} ports and {nics} NICs of other "
+                  f"ranks not built")
             if ranks > 1 and calls <= 0:
                 failures.append(f"{name}: the collective sent no call across {ranks} ranks")
             if b'"coll_finish_ns": 0,' in got:
@@ -99,9 +101,9 @@ def determinism(exe, plain, tmp):
                 failures.append(f"{name}: no frame crossed ranks on {ranks} ranks")
             # Each rank builds its own links and the cut, and stands in for
             # the links of other ranks; one rank builds everything.
-            if (ranks > 1) != (absent > 0):
-                failures.append(f"{name}: {absent} switch ports of other ranks not built "
-                                f"on {ranks} rank(s)")
+            if (ranks > 1) != (ports > 0) or (ranks > 1) != (nics > 0):
+                failures.append(f"{name}: {ports} switch ports and {nics} NICs of other ranks "
+                                f"not built on {ranks} rank(s)")
             if ranks == 2 and not args and pfc <= 0:
                 failures.append(f"{name}: no PFC frame crossed ranks on 2 ranks")
     return failures

@@ -753,8 +753,8 @@ RoceCollective::Account(uint32_t sender, uint32_t receiver)
 void
 RoceCollective::Post(uint32_t src,
                      uint32_t dst,
-                     const Ptr<RoceNetDevice>& srcNic,
-                     const Ptr<RoceNetDevice>& dstNic,
+                     const Ptr<NetDevice>& srcNic,
+                     const Ptr<NetDevice>& dstNic,
                      uint64_t bytes,
                      uint64_t tag,
                      uint32_t sink,

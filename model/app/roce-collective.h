@@ -191,12 +191,12 @@ class RoceCollective : public Object
     /** One ring position of one channel. */
     struct RingNode
     {
-        uint32_t rank;             //!< who is here
-        uint32_t next;             //!< rank at position + 1
-        Ptr<RoceNetDevice> srcNic; //!< NIC of the edge to next
-        Ptr<RoceNetDevice> dstNic; //!< NIC next receives on
-        RoceFifo<uint64_t> ready;  //!< (step, chunk) pairs ready to send, as step << 32 | chunk
-        uint32_t inFlight{0};      //!< sent, not arrived
+        uint32_t rank;            //!< who is here
+        uint32_t next;            //!< rank at position + 1
+        Ptr<NetDevice> srcNic;    //!< NIC of the edge to next
+        Ptr<NetDevice> dstNic;    //!< NIC next receives on
+        RoceFifo<uint64_t> ready; //!< (step, chunk) pairs ready to send, as step << 32 | chunk
+        uint32_t inFlight{0};     //!< sent, not arrived
     };
 
     /** One channel's ring. */
@@ -250,8 +250,8 @@ class RoceCollective : public Object
     /** \brief Send a chunk: with the callback, or (Distributed) to the sink. */
     void Post(uint32_t src,
               uint32_t dst,
-              const Ptr<RoceNetDevice>& srcNic,
-              const Ptr<RoceNetDevice>& dstNic,
+              const Ptr<NetDevice>& srcNic,
+              const Ptr<NetDevice>& dstNic,
               uint64_t bytes,
               uint64_t tag,
               uint32_t sink,

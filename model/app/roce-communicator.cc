@@ -136,9 +136,12 @@ RoceCommunicator::DoDispose()
 }
 
 uint32_t
-RoceCommunicator::AddRank(Ptr<RoceNetDevice> nic, Ptr<RoceNvlinkDomain> nvlink, uint32_t localGpu)
+RoceCommunicator::AddRank(Ptr<NetDevice> nic, Ptr<RoceNvlinkDomain> nvlink, uint32_t localGpu)
 {
-    ROCE_ERROR_IF(!nic, "RoceCommunicator::AddRank: rank " << m_ranks.size() << " has no NIC");
+    ROCE_ERROR_IF(!RoceNetDevice::IsNic(nic),
+                  "RoceCommunicator::AddRank: rank "
+                      << m_ranks.size() << " has no NIC"
+                      << (nic ? " (a " + nic->GetInstanceTypeId().GetName() + ")" : ""));
     Rank r;
     r.nic = nic;
     r.nvlink = nvlink;
@@ -207,7 +210,7 @@ RoceCommunicator::SetQpAttribute(std::string name, const AttributeValue& value)
 }
 
 uint32_t
-RoceCommunicator::NicNumber(Ptr<RoceNetDevice> nic)
+RoceCommunicator::NicNumber(Ptr<NetDevice> nic)
 {
     auto it = m_nicIndex.emplace(PeekPointer(nic), m_nicIndex.size()).first;
     if (it->second >= m_admission.size())
@@ -218,7 +221,7 @@ RoceCommunicator::NicNumber(Ptr<RoceNetDevice> nic)
 }
 
 uint32_t
-RoceCommunicator::GetConnection(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b, bool cts)
+RoceCommunicator::GetConnection(Ptr<NetDevice> a, Ptr<NetDevice> b, bool cts)
 {
     const uint64_t key = (uint64_t(cts) << 63) | (uint64_t(NicNumber(a)) << 32) | NicNumber(b);
     auto it = m_connectionIndex.find(key);
@@ -262,7 +265,7 @@ RoceCommunicator::GetConnection(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b, bool
 }
 
 void
-RoceCommunicator::Connect(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b)
+RoceCommunicator::Connect(Ptr<NetDevice> a, Ptr<NetDevice> b)
 {
     ROCE_ERROR_IF(!a || !b, "RoceCommunicator::Connect: a null NIC");
     GetConnection(a, b, false);
@@ -306,8 +309,8 @@ RoceCommunicator::AddSink(ArrivalCallback atReceiver, SentCallback atSender)
 void
 RoceCommunicator::Send(uint32_t src,
                        uint32_t dst,
-                       Ptr<RoceNetDevice> srcNic,
-                       Ptr<RoceNetDevice> dstNic,
+                       Ptr<NetDevice> srcNic,
+                       Ptr<NetDevice> dstNic,
                        uint64_t bytes,
                        uint64_t tag,
                        uint32_t sink)
@@ -321,8 +324,8 @@ RoceCommunicator::Send(uint32_t src,
 void
 RoceCommunicator::Send(uint32_t src,
                        uint32_t dst,
-                       Ptr<RoceNetDevice> srcNic,
-                       Ptr<RoceNetDevice> dstNic,
+                       Ptr<NetDevice> srcNic,
+                       Ptr<NetDevice> dstNic,
                        uint64_t bytes,
                        uint64_t tag,
                        ArrivalCallback arrived)
@@ -333,8 +336,8 @@ RoceCommunicator::Send(uint32_t src,
 void
 RoceCommunicator::SendMessage(uint32_t src,
                               uint32_t dst,
-                              const Ptr<RoceNetDevice>& srcNic,
-                              const Ptr<RoceNetDevice>& dstNic,
+                              const Ptr<NetDevice>& srcNic,
+                              const Ptr<NetDevice>& dstNic,
                               uint64_t bytes,
                               uint64_t tag,
                               ArrivalCallback arrived,

@@ -93,7 +93,8 @@ class RoceCommunicator : public Object
     /** One rank. */
     struct Rank
     {
-        Ptr<RoceNetDevice> nic;       //!< its RoCE NIC
+        Ptr<NetDevice> nic;           //!< its RoCE NIC (or, on an MPI rank that does not run it,
+                                      //!< the RoceAbsentDevice that stands in for it)
         Ptr<RoceNvlinkDomain> nvlink; //!< its server's scale-up domain, or nullptr
         uint32_t localGpu{0};         //!< its index in the domain
         uint32_t server{0};           //!< its server, numbered in order of first rank
@@ -113,12 +114,14 @@ class RoceCommunicator : public Object
 
     /**
      * \brief Append a rank.
-     * \param nic its NIC
+     * \param nic its NIC: a RoceNetDevice, or across MPI ranks the
+     *        RoceAbsentDevice that stands in for a NIC of another rank
+     *        (RoceAiZone::nics holds either)
      * \param nvlink its server's scale-up domain, or nullptr
      * \param localGpu its index in the domain
      * \return the rank number
      */
-    uint32_t AddRank(Ptr<RoceNetDevice> nic, Ptr<RoceNvlinkDomain> nvlink, uint32_t localGpu);
+    uint32_t AddRank(Ptr<NetDevice> nic, Ptr<RoceNvlinkDomain> nvlink, uint32_t localGpu);
     /** \return the number of ranks */
     uint32_t GetNRanks() const;
     /** \param r a rank \return it */
@@ -148,8 +151,8 @@ class RoceCommunicator : public Object
      */
     void Send(uint32_t src,
               uint32_t dst,
-              Ptr<RoceNetDevice> srcNic,
-              Ptr<RoceNetDevice> dstNic,
+              Ptr<NetDevice> srcNic,
+              Ptr<NetDevice> dstNic,
               uint64_t bytes,
               uint64_t tag,
               ArrivalCallback arrived);
@@ -175,8 +178,8 @@ class RoceCommunicator : public Object
      */
     void Send(uint32_t src,
               uint32_t dst,
-              Ptr<RoceNetDevice> srcNic,
-              Ptr<RoceNetDevice> dstNic,
+              Ptr<NetDevice> srcNic,
+              Ptr<NetDevice> dstNic,
               uint64_t bytes,
               uint64_t tag,
               uint32_t sink);
@@ -187,7 +190,7 @@ class RoceCommunicator : public Object
      * use before they start.
      * \param a source NIC \param b destination NIC
      */
-    void Connect(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b);
+    void Connect(Ptr<NetDevice> a, Ptr<NetDevice> b);
 
     /** \return true in Distributed mode */
     bool IsDistributed() const;
@@ -269,17 +272,17 @@ class RoceCommunicator : public Object
     };
 
     /** \return the NIC's small number */
-    uint32_t NicNumber(Ptr<RoceNetDevice> nic);
+    uint32_t NicNumber(Ptr<NetDevice> nic);
     /**
      * \return the index of the connection from one NIC to another (a grant
      * connection when cts), made on first use
      */
-    uint32_t GetConnection(Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b, bool cts);
+    uint32_t GetConnection(Ptr<NetDevice> a, Ptr<NetDevice> b, bool cts);
     /** \brief Send with a callback (sink 0) or a sink (its number + 1). */
     void SendMessage(uint32_t src,
                      uint32_t dst,
-                     const Ptr<RoceNetDevice>& srcNic,
-                     const Ptr<RoceNetDevice>& dstNic,
+                     const Ptr<NetDevice>& srcNic,
+                     const Ptr<NetDevice>& dstNic,
                      uint64_t bytes,
                      uint64_t tag,
                      ArrivalCallback arrived,
@@ -344,9 +347,9 @@ class RoceCommunicator : public Object
     std::vector<std::vector<uint32_t>> m_serverRanks;
     std::map<uint32_t, uint32_t> m_serverOfNode; //!< node id -> server
     std::vector<Connection> m_connections;
-    std::unordered_map<uint64_t, uint32_t> m_connectionIndex;      //!< (cts, NIC a, NIC b) -> index
-    uint32_t m_nDataConnections{0};                                //!< connections that carry data
-    std::unordered_map<const RoceNetDevice*, uint32_t> m_nicIndex; //!< NIC -> small number
+    std::unordered_map<uint64_t, uint32_t> m_connectionIndex;  //!< (cts, NIC a, NIC b) -> index
+    uint32_t m_nDataConnections{0};                            //!< connections that carry data
+    std::unordered_map<const NetDevice*, uint32_t> m_nicIndex; //!< NIC -> small number
     std::vector<uint64_t> m_sent;
     std::vector<uint64_t> m_received;
     uint64_t m_nicBytes{0};

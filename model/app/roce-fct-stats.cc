@@ -140,7 +140,7 @@ RoceFctStats::SearchFrom(Ptr<RoceNetDevice> src)
         bool host = false;
         for (uint32_t i = 0; i < node->GetNDevices() && !host; ++i)
         {
-            host = DynamicCast<RoceNetDevice>(node->GetDevice(i)) != nullptr;
+            host = RoceNetDevice::IsNic(node->GetDevice(i));
         }
         if (host)
         {
@@ -164,12 +164,12 @@ RoceFctStats::SearchFrom(Ptr<RoceNetDevice> src)
 }
 
 std::vector<RoceFctStats::Hop>
-RoceFctStats::PathOf(const Search& search, Ptr<RoceNetDevice> src, Ptr<RoceNetDevice> dst)
+RoceFctStats::PathOf(const Search& search, Ptr<RoceNetDevice> src, Ptr<NetDevice> dst)
 {
     // Last hop: the device at the other end of dst's link sends into dst.
     RoceLinkEnd last;
     ROCE_ERROR_IF(!RoceLinkEnd::Of(dst, &last),
-                  "RoceFctStats: NIC " << dst->GetIpv4Address() << " has no link");
+                  "RoceFctStats: NIC " << RoceNetDevice::AddressOf(dst) << " has no link");
     std::vector<Hop> hops;
     NetDevice* tx = PeekPointer(NodeList::GetNode(last.peerNode)->GetDevice(last.peerIf));
     while (true)
@@ -187,7 +187,7 @@ RoceFctStats::PathOf(const Search& search, Ptr<RoceNetDevice> src, Ptr<RoceNetDe
         NetDevice* into = node < search.via.size() ? search.via[node] : nullptr;
         ROCE_ERROR_IF(!into || hops.size() > search.via.size(),
                       "RoceFctStats: no path from NIC " << src->GetIpv4Address() << " to NIC "
-                                                        << dst->GetIpv4Address());
+                                                        << RoceNetDevice::AddressOf(dst));
         tx = into;
     }
     std::reverse(hops.begin(), hops.end());
@@ -248,14 +248,14 @@ RoceFctStats::IdealOnPath(const std::vector<Hop>& hops, uint32_t mtu, uint64_t b
 }
 
 Time
-RoceFctStats::IdealFct(Ptr<RoceNetDevice> src, Ptr<RoceNetDevice> dst, uint64_t bytes)
+RoceFctStats::IdealFct(Ptr<RoceNetDevice> src, Ptr<NetDevice> dst, uint64_t bytes)
 {
     ROCE_ERROR_IF(!src || !dst || src == dst, "RoceFctStats::IdealFct: needs two NICs");
     return IdealOnPath(PathOf(SearchFrom(src), src, dst), src->GetPayloadMtu(), bytes);
 }
 
 Time
-RoceFctStats::GetIdealFct(Ptr<RoceNetDevice> src, Ptr<RoceNetDevice> dst, uint64_t bytes)
+RoceFctStats::GetIdealFct(Ptr<RoceNetDevice> src, Ptr<NetDevice> dst, uint64_t bytes)
 {
     ROCE_ERROR_IF(!src || !dst || src == dst, "RoceFctStats::GetIdealFct: needs two NICs");
     auto it = m_searches.find(PeekPointer(src));

@@ -100,14 +100,14 @@ class RoceFctStats : public Object
      * \return the FCT of the flow alone on a shortest path (see the class
      *         doc); aborts if no path joins the NICs
      */
-    static Time IdealFct(Ptr<RoceNetDevice> src, Ptr<RoceNetDevice> dst, uint64_t bytes);
+    static Time IdealFct(Ptr<RoceNetDevice> src, Ptr<NetDevice> dst, uint64_t bytes);
 
     /**
      * \brief IdealFct with this object's path cache (one search per sender).
      * \param src the sending NIC \param dst the receiving NIC \param bytes the flow size
      * \return the ideal FCT
      */
-    Time GetIdealFct(Ptr<RoceNetDevice> src, Ptr<RoceNetDevice> dst, uint64_t bytes);
+    Time GetIdealFct(Ptr<RoceNetDevice> src, Ptr<NetDevice> dst, uint64_t bytes);
 
     /**
      * \brief Expect n more flows whose outcome this process records
@@ -246,7 +246,7 @@ class RoceFctStats : public Object
      */
     static std::vector<Hop> PathOf(const Search& search,
                                    Ptr<RoceNetDevice> src,
-                                   Ptr<RoceNetDevice> dst);
+                                   Ptr<NetDevice> dst);
     /** \param src a NIC \return the search from it */
     static Search SearchFrom(Ptr<RoceNetDevice> src);
     /**

@@ -58,16 +58,16 @@ RoceFlowApp::DoDispose()
 }
 
 void
-RoceFlowApp::Setup(Ptr<RoceNetDevice> nic, Ptr<RoceFctStats> stats)
+RoceFlowApp::Setup(Ptr<NetDevice> nic, Ptr<RoceFctStats> stats)
 {
     m_nic = nic;
     m_stats = stats;
 }
 
 void
-RoceFlowApp::AddFlow(const RoceFlowSpec& flow, Ptr<RoceNetDevice> dst)
+RoceFlowApp::AddFlow(const RoceFlowSpec& flow, Ptr<NetDevice> dst)
 {
-    ROCE_ERROR_IF(!dst, "RoceFlowApp::AddFlow: no destination NIC");
+    ROCE_ERROR_IF(!RoceNetDevice::IsNic(dst), "RoceFlowApp::AddFlow: no destination NIC");
     ROCE_ERROR_IF(flow.bytes == 0, "RoceFlowApp::AddFlow: a flow of 0 bytes");
     ROCE_ERROR_IF(flow.priority > 7,
                   "RoceFlowApp::AddFlow: priority " << unsigned(flow.priority) << " > 7");
@@ -159,20 +159,19 @@ RoceFlowApp::StartDue()
 }
 
 void
-RoceFlowApp::Completed(Ptr<RoceNetDevice> dst,
-                       uint16_t sport,
-                       uint16_t dport,
-                       const RoceCompletion& c)
+RoceFlowApp::Completed(Ptr<NetDevice> dst, uint16_t sport, uint16_t dport, const RoceCompletion& c)
 {
+    // Only the rank that runs the sender posts, so its NIC is built here.
+    Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(m_nic);
     RoceFctRecord r;
-    r.sip = m_nic->GetIpv4Address();
-    r.dip = dst->GetIpv4Address();
+    r.sip = nic->GetIpv4Address();
+    r.dip = RoceNetDevice::AddressOf(dst);
     r.sport = sport;
     r.dport = dport;
     r.bytes = c.bytes;
     r.start = c.posted;
     r.fct = c.completed - c.posted;
-    r.idealFct = m_stats->GetIdealFct(m_nic, dst, c.bytes);
+    r.idealFct = m_stats->GetIdealFct(nic, dst, c.bytes);
     r.failed = !c.success;
     m_stats->Add(r);
 }

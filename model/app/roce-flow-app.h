@@ -71,17 +71,18 @@ class RoceFlowApp : public Application
 
     /**
      * \brief Set the NIC the flows leave from and the statistics they go to.
-     * \param nic this host's NIC
+     * \param nic this host's NIC (across MPI ranks, on a rank that does not
+     *        run the host, the RoceAbsentDevice that may stand in for it)
      * \param stats where finished flows are recorded
      */
-    void Setup(Ptr<RoceNetDevice> nic, Ptr<RoceFctStats> stats);
+    void Setup(Ptr<NetDevice> nic, Ptr<RoceFctStats> stats);
 
     /**
      * \brief Add a flow.
      * \param flow the flow (its src field is not used)
-     * \param dst the receiving NIC
+     * \param dst the receiving NIC, or the device that stands in for it
      */
-    void AddFlow(const RoceFlowSpec& flow, Ptr<RoceNetDevice> dst);
+    void AddFlow(const RoceFlowSpec& flow, Ptr<NetDevice> dst);
 
     /**
      * \brief The factory of the queue pairs created (attributes such as
@@ -110,8 +111,8 @@ class RoceFlowApp : public Application
     /** A flow not yet posted. */
     struct Pending
     {
-        RoceFlowSpec spec;      //!< the flow
-        Ptr<RoceNetDevice> dst; //!< the receiving NIC
+        RoceFlowSpec spec;  //!< the flow
+        Ptr<NetDevice> dst; //!< the receiving NIC
     };
 
     /**
@@ -121,9 +122,9 @@ class RoceFlowApp : public Application
      * \param dport its destination port
      * \param c the completion
      */
-    void Completed(Ptr<RoceNetDevice> dst, uint16_t sport, uint16_t dport, const RoceCompletion& c);
+    void Completed(Ptr<NetDevice> dst, uint16_t sport, uint16_t dport, const RoceCompletion& c);
 
-    Ptr<RoceNetDevice> m_nic;
+    Ptr<NetDevice> m_nic;
     Ptr<RoceFctStats> m_stats;
     ObjectFactory m_qpFactory;
     std::vector<Pending> m_flows; //!< sorted by start once the app starts

@@ -7,12 +7,12 @@
 #include "roce-pfc-net-device.h"
 
 #include "ns3/node.h"
+#include "ns3/roce-bth-header.h"
 #include "ns3/roce-error.h"
 
 namespace ns3
 {
 
-NS_OBJECT_ENSURE_REGISTERED(RoceAbsentLink);
 NS_OBJECT_ENSURE_REGISTERED(RoceAbsentDevice);
 
 bool
@@ -39,23 +39,8 @@ RoceLinkEnd::Of(Ptr<const NetDevice> device, RoceLinkEnd* end)
             end->delay = ch->GetDelay();
             return true;
         }
-        if (Ptr<RoceAbsentLink> link = dev->GetObject<RoceAbsentLink>())
-        {
-            *end = link->link;
-            return true;
-        }
     }
     return false;
-}
-
-TypeId
-RoceAbsentLink::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::RoceAbsentLink")
-                            .SetParent<Object>()
-                            .SetGroupName("Rocev2")
-                            .AddConstructor<RoceAbsentLink>();
-    return tid;
 }
 
 TypeId
@@ -78,6 +63,37 @@ const RoceLinkEnd&
 RoceAbsentDevice::GetLink() const
 {
     return m_link;
+}
+
+void
+RoceAbsentDevice::SetIpv4Address(Ipv4Address address)
+{
+    m_ipv4 = address;
+}
+
+Ipv4Address
+RoceAbsentDevice::GetIpv4Address() const
+{
+    return m_ipv4;
+}
+
+uint32_t
+RoceAbsentDevice::ReserveQpn()
+{
+    ROCE_ERROR_IF(m_ipv4 == Ipv4Address(),
+                  "RoceAbsentDevice: interface " << m_ifIndex << " of node "
+                                                 << (m_node ? m_node->GetId() : 0)
+                                                 << " stands in for a switch port, not a NIC: it "
+                                                    "has no QPs");
+    ROCE_ERROR_IF(m_reservedQpns + RoceBthHeader::FIRST_QPN > RoceBthHeader::QPN_MASK,
+                  "RoceAbsentDevice " << m_ipv4 << ": no QP numbers left (2^24)");
+    return RoceBthHeader::FIRST_QPN + m_reservedQpns++;
+}
+
+uint32_t
+RoceAbsentDevice::GetNReservedQpns() const
+{
+    return m_reservedQpns;
 }
 
 void

@@ -5,6 +5,7 @@
 #define ROCE_ABSENT_DEVICE_H
 
 #include "ns3/data-rate.h"
+#include "ns3/ipv4-address.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
@@ -30,8 +31,7 @@ struct RoceLinkEnd
 
     /**
      * \param device a device of a RoCE fabric: a RocePfcNetDevice on a
-     *        RoceChannel, a RoceAbsentDevice, or a NIC of another MPI rank
-     *        whose link this rank did not build
+     *        RoceChannel or a RoceAbsentDevice
      * \param end where to put its link
      * \return false if the device has no link (not a RoCE device, or detached)
      */
@@ -40,33 +40,22 @@ struct RoceLinkEnd
 
 /**
  * \ingroup rocev2
- * \brief The link of a NIC of another MPI rank, aggregated to that NIC when
- * this rank did not build the NIC's link (see RoceAbsentDevice).
- */
-class RoceAbsentLink : public Object
-{
-  public:
-    /** \return the TypeId */
-    static TypeId GetTypeId();
-    RoceLinkEnd link; //!< the NIC's link
-};
-
-/**
- * \ingroup rocev2
- * \brief In place of a switch port that this MPI rank does not build.
+ * \brief In place of a switch port or a NIC that this MPI rank does not build.
  *
  * A rank of a fabric split over MPI ranks builds the links of its own
  * nodes and the links on the cut (RoceHelper::Install). Of a link whose two
- * nodes run on other ranks it keeps, at each end, a RoceAbsentDevice (at a
- * switch) or a NIC without a link (at a host, for its address and QP
- * numbers; RoceAbsentLink), so that:
+ * nodes run on other ranks it keeps a RoceAbsentDevice at each end, so that:
  * - every node's devices keep the interface numbers of the whole fabric
  *   (frames between ranks address their receiving device by them);
  * - what the link is (RoceLinkEnd) stays known to those who walk the fabric
- *   (RoceFctStats' ideal path, PrintPartition).
+ *   (RoceFctStats' ideal path, PrintPartition);
+ * - a NIC of another rank keeps what this rank's QPs to it need: its IPv4
+ *   address and the QP numbers its own rank gives (ReserveQpn, as
+ *   RoceNetDevice::ConnectPair uses it). Programs and collectives address
+ *   such a GPU by this device (RoceAiZone::nics, RoceCommunicator::AddRank).
  *
- * It never sends or receives, and costs a few dozen bytes instead of a
- * port with its queues.
+ * It never sends or receives, and costs about a hundred bytes instead of a
+ * port with its queues (1.5 KB and more) or a NIC (2.5 KB).
  */
 class RoceAbsentDevice : public NetDevice
 {
@@ -78,6 +67,19 @@ class RoceAbsentDevice : public NetDevice
     void SetLink(const RoceLinkEnd& link);
     /** \return the link this end stands for */
     const RoceLinkEnd& GetLink() const;
+
+    /** \param address the IPv4 address of the NIC this device stands in for */
+    void SetIpv4Address(Ipv4Address address);
+    /** \return the IPv4 address of the NIC this device stands in for (0.0.0.0 for a port) */
+    Ipv4Address GetIpv4Address() const;
+    /**
+     * \brief Take the NIC's next QP number: what its own rank gives the QP
+     * that a connection from this rank adds there.
+     * \return the QP number
+     */
+    uint32_t ReserveQpn();
+    /** \return QP numbers taken with ReserveQpn */
+    uint32_t GetNReservedQpns() const;
 
     void SetIfIndex(const uint32_t index) override;
     uint32_t GetIfIndex() const override;
@@ -111,10 +113,12 @@ class RoceAbsentDevice : public NetDevice
     void DoDispose() override;
 
   private:
-    RoceLinkEnd m_link;     //!< the link
-    Ptr<Node> m_node;       //!< its node
-    Mac48Address m_address; //!< the MAC address the port would have had
-    uint32_t m_ifIndex{0};  //!< its interface index
+    RoceLinkEnd m_link;         //!< the link
+    Ptr<Node> m_node;           //!< its node
+    Mac48Address m_address;     //!< the MAC address the device would have had
+    uint32_t m_ifIndex{0};      //!< its interface index
+    Ipv4Address m_ipv4;         //!< the NIC's IPv4 address
+    uint32_t m_reservedQpns{0}; //!< QP numbers taken (a NIC)
 };
 
 } // namespace ns3

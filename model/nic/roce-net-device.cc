@@ -7,6 +7,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/object-vector.h"
+#include "ns3/roce-absent-device.h"
 #include "ns3/roce-aeth-header.h"
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-cc-none.h"
@@ -261,25 +262,93 @@ RoceNetDevice::GetNReservedQpns() const
     return m_reservedQpns;
 }
 
+namespace
+{
+
+/** One end of RoceNetDevice::ConnectPair. */
+struct RocePairEnd
+{
+    RoceNetDevice* local; //!< the NIC if it runs on this rank, else nullptr
+    uint32_t qpn;         //!< the QP's number there
+};
+
+/**
+ * \param nic a NIC, or the device that stands in for one
+ * \param qp the new QP for it
+ * \return where the QP is and its number
+ */
+/** \param nic what ConnectPair was given for a NIC: a RoceError if it is no NIC */
+void
+CheckNic(const Ptr<NetDevice>& nic)
+{
+    ROCE_ERROR_IF(!nic, "RoceNetDevice::ConnectPair: a null NIC");
+    ROCE_ERROR_IF(!RoceNetDevice::IsNic(nic),
+                  "RoceNetDevice::ConnectPair: interface "
+                      << nic->GetIfIndex() << " of node "
+                      << (nic->GetNode() ? nic->GetNode()->GetId() : 0) << " is a "
+                      << nic->GetInstanceTypeId().GetName() << ", not a RoCE NIC");
+}
+
+RocePairEnd
+TakeQp(const Ptr<NetDevice>& nic, const Ptr<RoceQueuePair>& qp)
+{
+    if (auto* roce = dynamic_cast<RoceNetDevice*>(PeekPointer(nic)))
+    {
+        if (RoceRankCall::IsLocal(roce->GetNode()->GetId()))
+        {
+            return {roce, roce->AddQp(qp)};
+        }
+        return {nullptr, roce->ReserveQpn()};
+    }
+    return {nullptr, dynamic_cast<RoceAbsentDevice*>(PeekPointer(nic))->ReserveQpn()};
+}
+
+} // namespace
+
 std::pair<uint32_t, uint32_t>
-RoceNetDevice::ConnectPair(Ptr<RoceNetDevice> a,
+RoceNetDevice::ConnectPair(const Ptr<NetDevice>& a,
                            Ptr<RoceQueuePair> qa,
-                           Ptr<RoceNetDevice> b,
+                           const Ptr<NetDevice>& b,
                            Ptr<RoceQueuePair> qb)
 {
-    const bool localA = RoceRankCall::IsLocal(a->GetNode()->GetId());
-    const bool localB = RoceRankCall::IsLocal(b->GetNode()->GetId());
-    const uint32_t qpnA = localA ? a->AddQp(qa) : a->ReserveQpn();
-    const uint32_t qpnB = localB ? b->AddQp(qb) : b->ReserveQpn();
-    if (localA)
+    CheckNic(a);
+    CheckNic(b);
+    const RocePairEnd endA = TakeQp(a, qa);
+    const RocePairEnd endB = TakeQp(b, qb);
+    if (endA.local)
     {
-        a->ConnectQp(qa, qpnB, b->GetIpv4Address(), qb->GetInitialPsn());
+        endA.local->ConnectQp(qa, endB.qpn, AddressOf(b), qb->GetInitialPsn());
     }
-    if (localB)
+    if (endB.local)
     {
-        b->ConnectQp(qb, qpnA, a->GetIpv4Address(), qa->GetInitialPsn());
+        endB.local->ConnectQp(qb, endA.qpn, AddressOf(a), qa->GetInitialPsn());
     }
-    return {qpnA, qpnB};
+    return {endA.qpn, endB.qpn};
+}
+
+bool
+RoceNetDevice::IsNic(const Ptr<const NetDevice>& device)
+{
+    if (dynamic_cast<const RoceNetDevice*>(PeekPointer(device)))
+    {
+        return true;
+    }
+    const auto* absent = dynamic_cast<const RoceAbsentDevice*>(PeekPointer(device));
+    return absent && absent->GetIpv4Address() != Ipv4Address();
+}
+
+Ipv4Address
+RoceNetDevice::AddressOf(const Ptr<const NetDevice>& nic)
+{
+    if (const auto* roce = dynamic_cast<const RoceNetDevice*>(PeekPointer(nic)))
+    {
+        return roce->GetIpv4Address();
+    }
+    ROCE_ERROR_IF(!IsNic(nic),
+                  "RoceNetDevice::AddressOf: "
+                      << (nic ? nic->GetInstanceTypeId().GetName() : std::string("a null device"))
+                      << " is not a RoCE NIC");
+    return dynamic_cast<const RoceAbsentDevice*>(PeekPointer(nic))->GetIpv4Address();
 }
 
 void

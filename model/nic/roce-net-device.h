@@ -42,7 +42,7 @@ class RoceNetDevice : public RocePfcNetDevice
 {
   public:
     /** First QP number a NIC assigns (QP0 and QP1 are special in InfiniBand). */
-    static constexpr uint32_t FIRST_QPN = 2;
+    static constexpr uint32_t FIRST_QPN = RoceBthHeader::FIRST_QPN;
     /** Bytes of a middle data packet beyond its payload, on the wire: Ethernet 14,
      *  IPv4 20, UDP 8, BTH 12, ICRC 4, FCS 4, preamble/SFD/IFG 20. */
     static constexpr uint32_t DATA_WIRE_OVERHEAD = 82;
@@ -100,16 +100,32 @@ class RoceNetDevice : public RocePfcNetDevice
     /**
      * \brief Connect two new queue pairs to each other, qa on NIC a and qb on
      * NIC b. A NIC that runs on this MPI rank (every NIC in one process)
-     * takes its QP (AddQp, ConnectQp); one of another rank only reserves the
-     * QP's number, and its QP object is left to the caller to drop.
+     * takes its QP (AddQp, ConnectQp); one of another rank (a RoceNetDevice
+     * on a node of another rank, or the RoceAbsentDevice that stands in for
+     * it) only reserves the QP's number, and its QP object is left to the
+     * caller to drop.
      * \param a one NIC \param qa its new QP
      * \param b the other NIC \param qb its new QP
      * \return the pair's QP numbers (on a, on b)
      */
-    static std::pair<uint32_t, uint32_t> ConnectPair(Ptr<RoceNetDevice> a,
+    static std::pair<uint32_t, uint32_t> ConnectPair(const Ptr<NetDevice>& a,
                                                      Ptr<RoceQueuePair> qa,
-                                                     Ptr<RoceNetDevice> b,
+                                                     const Ptr<NetDevice>& b,
                                                      Ptr<RoceQueuePair> qb);
+
+    /**
+     * \param device a device
+     * \return whether it is a NIC: a RoceNetDevice, or a RoceAbsentDevice that
+     *         stands in for a NIC of another MPI rank
+     */
+    static bool IsNic(const Ptr<const NetDevice>& device);
+
+    /**
+     * \param nic a RoceNetDevice, or a RoceAbsentDevice that stands in for a
+     *        NIC of another MPI rank
+     * \return its IPv4 address; a RoceError for any other device
+     */
+    static Ipv4Address AddressOf(const Ptr<const NetDevice>& nic);
 
     /**
      * \brief Connect a QP added with AddQp to its remote peer.

@@ -47,6 +47,8 @@ class RoceBthHeader : public Header
 
     static constexpr uint32_t SIZE = 12;           //!< serialized size in bytes
     static constexpr uint32_t QPN_MASK = 0xFFFFFF; //!< 24-bit QP number
+    /// First QP number a NIC assigns (QP0 and QP1 are special in InfiniBand).
+    static constexpr uint32_t FIRST_QPN = 2;
     static constexpr uint32_t PSN_MASK = 0xFFFFFF; //!< 24-bit PSN
 
     RoceBthHeader();
