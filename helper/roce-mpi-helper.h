@@ -29,9 +29,9 @@ class RocePfcNetDevice;
  * starts applications only on nodes where IsLocal(). Every rank creates
  * every node; RoceHelper::Install() builds the links of this rank's nodes,
  * cuts each link whose ends are on two ranks (ConnectCut, RoceMpiLink), and
- * stands in for a link between two other ranks (RoceAbsentDevice, a NIC
- * without its link), so a rank's copy of a remote node never sends or
- * receives. After the run, Gather() and Sum() bring each rank's results to
+ * stands in for a link between two other ranks (a RoceAbsentDevice at each
+ * end, which at a host keeps the NIC's address and QP numbers), so a
+ * rank's copy of a remote node never sends or receives. After the run, Gather() and Sum() bring each rank's results to
  * rank 0, which writes them.
  *
  * Enable() also makes RoceCommunicator's Distributed the default: a
