@@ -31,8 +31,9 @@ class RocePfcNetDevice;
  * cuts each link whose ends are on two ranks (ConnectCut, RoceMpiLink), and
  * stands in for a link between two other ranks (a RoceAbsentDevice at each
  * end, which at a host keeps the NIC's address and QP numbers), so a
- * rank's copy of a remote node never sends or receives. After the run, Gather() and Sum() bring each rank's results to
- * rank 0, which writes them.
+ * rank's copy of a remote node never sends or receives. After the run,
+ * Gather() and Sum() bring each rank's results to rank 0, which writes
+ * them.
  *
  * Enable() also makes RoceCommunicator's Distributed the default: a
  * collective's ranks then post only on their own process, and arrivals
