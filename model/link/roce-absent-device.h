@@ -70,7 +70,7 @@ class RoceAbsentDevice : public NetDevice
 
     /** \param address the IPv4 address of the NIC this device stands in for */
     void SetIpv4Address(Ipv4Address address);
-    /** \return the IPv4 address of the NIC this device stands in for (0.0.0.0 for a port) */
+    /** \return the IPv4 address of the NIC this device stands in for (unset for a port) */
     Ipv4Address GetIpv4Address() const;
     /**
      * \brief Take the NIC's next QP number: what its own rank gives the QP
