@@ -15,6 +15,7 @@
 #include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/roce-absent-device.h"
+#include "ns3/roce-bth-header.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-queue-pair.h"
 #include "ns3/roce-rank-call.h"
@@ -102,6 +103,22 @@ TEST(RankLocal, AbsentNicKeepsAddressAndQpNumbers)
                                                  CreateObject<RoceQueuePair>()),
                       "interface 0 of node \\d+ is a ns3::RoceAbsentDevice, not a RoCE NIC");
     Simulator::Destroy();
+}
+
+TEST(RankLocal, QpNumbersEndAt24Bits)
+{
+    // A NIC numbers its QPs from FIRST_QPN to the largest 24-bit number,
+    // whether it holds them or only reserves them, and refuses one more.
+    Ptr<RoceAbsentDevice> nic = CreateObject<RoceAbsentDevice>();
+    nic->SetIpv4Address(Ipv4Address("10.0.0.2"));
+    uint32_t last = 0;
+    for (uint32_t q = RoceNetDevice::FIRST_QPN; q <= RoceBthHeader::QPN_MASK; ++q)
+    {
+        last = nic->ReserveQpn();
+    }
+    EXPECT_EQ(last, RoceBthHeader::QPN_MASK);
+    EXPECT_ROCE_ERROR(nic->ReserveQpn(), "NIC 10.0.0.2: no QP numbers left \\(16777214 numbered");
+    EXPECT_EQ(RoceBthHeader::QpnOfSlot(0, Ipv4Address("10.0.0.3")), RoceNetDevice::FIRST_QPN);
 }
 
 TEST(RankLocal, AbsentDeviceStandsForItsLink)

@@ -85,9 +85,9 @@ RoceAbsentDevice::ReserveQpn()
                                                  << (m_node ? m_node->GetId() : 0)
                                                  << " stands in for a switch port, not a NIC: it "
                                                     "has no QPs");
-    ROCE_ERROR_IF(m_reservedQpns + RoceBthHeader::FIRST_QPN > RoceBthHeader::QPN_MASK,
-                  "RoceAbsentDevice " << m_ipv4 << ": no QP numbers left (2^24)");
-    return RoceBthHeader::FIRST_QPN + m_reservedQpns++;
+    const uint32_t qpn = RoceBthHeader::QpnOfSlot(m_reservedQpns, m_ipv4);
+    ++m_reservedQpns;
+    return qpn;
 }
 
 uint32_t

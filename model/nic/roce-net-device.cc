@@ -230,17 +230,16 @@ RoceNetDevice::GetCongestionControl()
 uint32_t
 RoceNetDevice::AddQp(Ptr<RoceQueuePair> qp)
 {
-    ROCE_ERROR_IF(m_qps.size() + FIRST_QPN > RoceBthHeader::QPN_MASK,
-                  "RoceNetDevice: no QP numbers left (2^24)");
     ROCE_ERROR_IF(!qp || qp->GetState() != RoceQueuePair::RESET || qp->GetQpn() != 0,
                   "RoceNetDevice: AddQp needs a new, unconnected queue pair");
     ROCE_ERROR_IF(m_reservedQpns > 0,
                   "RoceNetDevice " << m_ipv4
                                    << ": AddQp on a NIC whose QP numbers are reserved (it runs on "
                                       "another MPI rank; only its own rank holds its QPs)");
-    uint32_t slot = m_scheduler.AddSlot(PeekPointer(qp));
+    const uint32_t qpn = RoceBthHeader::QpnOfSlot(m_qps.size(), m_ipv4);
+    const uint32_t slot = m_scheduler.AddSlot(PeekPointer(qp));
+    NS_ASSERT(FIRST_QPN + slot == qpn);
     m_qps.push_back(qp);
-    uint32_t qpn = FIRST_QPN + slot;
     qp->SetQpn(qpn);
     return qpn;
 }
@@ -251,9 +250,9 @@ RoceNetDevice::ReserveQpn()
     ROCE_ERROR_IF(!m_qps.empty(),
                   "RoceNetDevice " << m_ipv4
                                    << ": ReserveQpn on a NIC that holds QPs (a NIC of this rank)");
-    ROCE_ERROR_IF(m_reservedQpns + FIRST_QPN > RoceBthHeader::QPN_MASK,
-                  "RoceNetDevice: no QP numbers left (2^24)");
-    return FIRST_QPN + m_reservedQpns++;
+    const uint32_t qpn = RoceBthHeader::QpnOfSlot(m_reservedQpns, m_ipv4);
+    ++m_reservedQpns;
+    return qpn;
 }
 
 uint32_t

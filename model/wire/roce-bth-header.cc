@@ -272,4 +272,13 @@ RoceBthHeader::OpcodeName(uint8_t op)
     }
 }
 
+uint32_t
+RoceBthHeader::QpnOfSlot(uint64_t slot, Ipv4Address nic)
+{
+    ROCE_ERROR_IF(slot + FIRST_QPN > QPN_MASK,
+                  "NIC " << nic << ": no QP numbers left (" << QPN_MASK - FIRST_QPN + 1
+                         << " numbered, 24 bits)");
+    return static_cast<uint32_t>(FIRST_QPN + slot);
+}
+
 } // namespace ns3

@@ -5,6 +5,7 @@
 #define ROCE_BTH_HEADER_H
 
 #include "ns3/header.h"
+#include "ns3/ipv4-address.h"
 
 #include <cstdint>
 
@@ -49,6 +50,14 @@ class RoceBthHeader : public Header
     static constexpr uint32_t QPN_MASK = 0xFFFFFF; //!< 24-bit QP number
     /// First QP number a NIC assigns (QP0 and QP1 are special in InfiniBand).
     static constexpr uint32_t FIRST_QPN = 2;
+
+    /**
+     * \brief The QP number a NIC gives its slot-th QP (FIRST_QPN + slot).
+     * \param slot how many QPs the NIC numbered before
+     * \param nic the NIC's address, for the error
+     * \return the QP number; a RoceError when it would not fit in 24 bits
+     */
+    static uint32_t QpnOfSlot(uint64_t slot, Ipv4Address nic);
     static constexpr uint32_t PSN_MASK = 0xFFFFFF; //!< 24-bit PSN
 
     RoceBthHeader();
