@@ -28,7 +28,7 @@ set(ROCEV2_TEST_FULLNESS EXTENSIVE CACHE STRING
 
 # Debian's ns3ConfigVersion.cmake demands an exact version match: ask for none.
 find_package(ns3 REQUIRED)
-# The job-file reader (helper/roce-job-helper.cc) uses nlohmann-json, a
+# The job-file reader (helper/workload/roce-job-helper.cc) uses nlohmann-json, a
 # header-only library in /usr/include (Debian nlohmann-json3-dev).
 find_package(nlohmann_json 3 REQUIRED)
 # The Chakra execution-trace reader needs protobuf (cmake/rocev2-chakra.cmake).

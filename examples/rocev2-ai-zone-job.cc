@@ -6,7 +6,7 @@
  *   ./rocev2 run rocev2-ai-zone-job --job=examples/jobs/dp-buckets.json
  *   ./rocev2 run rocev2-ai-zone-job --job=examples/jobs/tp-dp.json --json=out.json
  *
- * The file format is in helper/roce-job-helper.h (RoceJobHelper). The fabric
+ * The file format is in helper/workload/roce-job-helper.h (RoceJobHelper). The fabric
  * is the smallest 2-tier zone that holds every job's GPUs, in whole racks of
  * 16 GPUs (two 8-GPU servers), as rocev2-ai-zone-allreduce sizes it;
  * --fabric-gpus, --uplinks and --cc change it, --channels and --chunk the

@@ -4,12 +4,11 @@
 #ifndef ROCE_JOB_APP_H
 #define ROCE_JOB_APP_H
 
-#include "roce-collective.h"
-#include "roce-communicator.h"
-
 #include "ns3/application.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
+#include "ns3/roce-collective.h"
+#include "ns3/roce-communicator.h"
 
 #include <cstdint>
 #include <ostream>

@@ -3,8 +3,6 @@
  */
 #include "roce-helper.h"
 
-#include "roce-mpi-helper.h"
-
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/log.h"
@@ -15,6 +13,7 @@
 #include "ns3/roce-absent-device.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-mpi-helper.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"

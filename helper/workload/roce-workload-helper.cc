@@ -4,10 +4,9 @@
 
 #include "roce-workload-helper.h"
 
-#include "roce-helper.h"
-
 #include "ns3/random-variable-stream.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-helper.h"
 #include "ns3/roce-queue-pair.h"
 #include "ns3/roce-rank-call.h"
 

@@ -3,8 +3,6 @@
  */
 #include "roce-switch-helper.h"
 
-#include "roce-mpi-helper.h"
-
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -14,6 +12,7 @@
 #include "ns3/roce-channel.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-mpi-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/string.h"
 

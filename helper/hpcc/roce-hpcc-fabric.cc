@@ -2,16 +2,16 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#include "roce-helper.h"
 #include "roce-hpcc-format.h"
-#include "roce-resource-guard.h"
-#include "roce-switch-helper.h"
 
 #include "ns3/double.h"
 #include "ns3/error-model.h"
 #include "ns3/pointer.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-helper.h"
 #include "ns3/roce-pfc-net-device.h"
+#include "ns3/roce-resource-guard.h"
+#include "ns3/roce-switch-helper.h"
 #include "ns3/string.h"
 
 namespace ns3

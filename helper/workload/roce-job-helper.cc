@@ -4,7 +4,7 @@
 
 #include "roce-job-helper.h"
 
-#include "roce-json-reader.h"
+#include "../formats/roce-json-reader.h"
 
 #include "ns3/fatal-error.h"
 #include "ns3/node.h"

@@ -3,7 +3,7 @@
  */
 #include "roce-chakra-replay-helper.h"
 
-#include "roce-json-reader.h"
+#include "../formats/roce-json-reader.h"
 
 #include "ns3/node.h"
 #include "ns3/roce-error.h"

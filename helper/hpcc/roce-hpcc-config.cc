@@ -4,9 +4,7 @@
 
 #include "roce-hpcc-config.h"
 
-#include "roce-field-reader.h"
-#include "roce-helper.h"
-#include "roce-switch-helper.h"
+#include "../formats/roce-field-reader.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -16,7 +14,9 @@
 #include "ns3/queue-size.h"
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-helper.h"
 #include "ns3/roce-shared-buffer-mmu.h"
+#include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch-port.h"
 #include "ns3/roce-switch.h"
 #include "ns3/uinteger.h"

@@ -5,8 +5,8 @@
 // RoceFaultHelper::Load: the fault file reader. Every error names the file,
 // the line and the field.
 
+#include "../formats/roce-field-reader.h"
 #include "roce-fault-helper.h"
-#include "roce-field-reader.h"
 
 #include "ns3/node-list.h"
 #include "ns3/roce-error.h"

@@ -3,8 +3,6 @@
  */
 #include "roce-mpi-helper.h"
 
-#include "roce-monitor-helper.h"
-
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/global-value.h"
@@ -12,6 +10,7 @@
 #include "ns3/roce-channel.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-fct-stats.h"
+#include "ns3/roce-monitor-helper.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-rank-call.h"
 #include "ns3/string.h"

@@ -4,9 +4,8 @@
 #ifndef ROCE_REPLAY_GRAPH_H
 #define ROCE_REPLAY_GRAPH_H
 
-#include "roce-collective.h"
-
 #include "ns3/nstime.h"
+#include "ns3/roce-collective.h"
 #include "ns3/simple-ref-count.h"
 
 #include <cstdint>

@@ -5,12 +5,16 @@
 // RoceAiZone: the queries, summary, JSON and picture of a fabric built by
 // RoceAiZoneHelper (roce-ai-zone-helper.cc builds it).
 
+#include "roce-ai-zone.h"
+
 #include "roce-ai-zone-helper.h"
-#include "roce-mpi-helper.h"
 
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-mpi-helper.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-nvlink-domain.h"
 #include "ns3/roce-switch.h"
 
 #include <iomanip>

@@ -4,14 +4,13 @@
 
 #include "roce-ai-zone-helper.h"
 
-#include "roce-mpi-helper.h"
-#include "roce-resource-guard.h"
-
 #include "ns3/enum.h"
 #include "ns3/node.h"
 #include "ns3/queue-size.h"
 #include "ns3/roce-absent-device.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-mpi-helper.h"
+#include "ns3/roce-resource-guard.h"
 #include "ns3/roce-switch.h"
 #include "ns3/uinteger.h"
 

@@ -109,7 +109,7 @@ struct RoceChakraNode
  *
  * A file is a stream of protobuf messages, each preceded by its length as a
  * varint: a GlobalMetadata, then the Nodes. Read() decodes it with the
- * module's own message definitions (helper/roce-chakra-et.proto); protobuf
+ * module's own message definitions (helper/chakra/roce-chakra-et.proto); protobuf
  * types stay out of this interface.
  *
  * Read errors name the file, the node index (0-based, in file order; the

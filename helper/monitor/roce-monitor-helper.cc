@@ -3,14 +3,13 @@
  */
 #include "roce-monitor-helper.h"
 
-#include "roce-mpi-helper.h"
-
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/roce-congestion-ops.h"
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-mpi-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-queue-pair.h"

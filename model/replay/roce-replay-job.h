@@ -4,13 +4,13 @@
 #ifndef ROCE_REPLAY_JOB_H
 #define ROCE_REPLAY_JOB_H
 
-#include "roce-collective.h"
-#include "roce-communicator.h"
 #include "roce-replay-app.h"
 #include "roce-replay-graph.h"
 
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
+#include "ns3/roce-collective.h"
+#include "ns3/roce-communicator.h"
 
 #include <cstdint>
 #include <deque>

@@ -4,7 +4,6 @@
 #ifndef ROCE_WORKLOAD_HELPER_H
 #define ROCE_WORKLOAD_HELPER_H
 
-#include "roce-hpcc-format.h"
 #include "roce-size-cdf.h"
 
 #include "ns3/application-container.h"
@@ -13,6 +12,7 @@
 #include "ns3/object-factory.h"
 #include "ns3/roce-fct-stats.h"
 #include "ns3/roce-flow-app.h"
+#include "ns3/roce-hpcc-format.h"
 
 #include <functional>
 #include <ostream>

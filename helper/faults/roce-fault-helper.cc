@@ -3,16 +3,16 @@
  */
 #include "roce-fault-helper.h"
 
-#include "roce-ai-zone-helper.h"
-#include "roce-field-reader.h"
-#include "roce-switch-helper.h"
+#include "../formats/roce-field-reader.h"
 
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
+#include "ns3/roce-ai-zone-helper.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 

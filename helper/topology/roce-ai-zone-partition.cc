@@ -4,13 +4,13 @@
 // RoceAiZoneHelper::SetPartition: which MPI rank runs each node of an AI
 // Zone, and the partition report.
 #include "roce-ai-zone-helper.h"
-#include "roce-mpi-helper.h"
 
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/roce-absent-device.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-mpi-helper.h"
 #include "ns3/roce-pfc-net-device.h"
 
 #include <map>

@@ -4,7 +4,7 @@
 
 #include "roce-hpcc-format.h"
 
-#include "roce-field-reader.h"
+#include "../formats/roce-field-reader.h"
 
 #include "ns3/roce-error.h"
 
