@@ -22,10 +22,9 @@
  *   rocev2-qp-scale --qps=100000 --active=0 --cc=dcqcn   (memory only)
  */
 
-#include "../examples/rocev2-example-args.h"
-
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <fstream>
@@ -59,7 +58,7 @@ ResidentBytes()
 int
 main(int argc, char* argv[])
 {
-    RoceExampleArgs::UseFastScheduler();
+    RoceCli::UseFastScheduler();
     uint32_t qps = 1000;
     uint32_t active = 16;
     uint64_t size = 1000000;

@@ -22,7 +22,7 @@ add_test(NAME check/wscript-lists
 set(_rocev2_two_hosts ${CMAKE_BINARY_DIR}/examples/rocev2-two-hosts)
 
 # _rocev2_abort_check(<name> <expected text> <program> <args>...): the program
-# must exit with status 2 (a usage error: RoceExampleArgs::ExitOnRoceError) and
+# must exit with status 2 (a usage error: RoceCommandLine) and
 # print the text (utils/check-output.py).
 function(_rocev2_abort_check name expect)
   add_test(NAME check/abort/${name}
@@ -314,7 +314,7 @@ function(rocev2_add_nvlink_abort_check name expect)
   _rocev2_abort_check(${name} "${expect}" ${_rocev2_nvlink} --size=1000 ${ARGN})
 endfunction()
 rocev2_add_nvlink_abort_check(nvlink-rate-zero "RoceNvlinkDomain: DataRate=0bps must be positive"
-  --rate=0Gbps)
+  --nvlink-rate=0Gbps)
 rocev2_add_nvlink_abort_check(nvlink-gpus-zero "RoceNvlinkDomain: NGpus=0 must be at least 1"
   --gpus=0)
 rocev2_add_nvlink_abort_check(nvlink-pattern "--pattern=tree is not all-to-all or ring"
@@ -539,3 +539,11 @@ if(ROCEV2_MPI)
                      --plain ${_rocev2_root}/build/examples/rocev2-mpi-fabric)
   endforeach()
 endif()
+
+# One way to choose congestion control: every example refuses a DCQCN preset
+# with another algorithm, --cc=dcqcn is the nvidia-cx preset everywhere,
+# DCTCP gets its step marking, and rocev2-incast's hpcc-sim incast is the
+# suite's scenario (utils/check-cc-choice.py).
+add_test(NAME check/cc-choice
+         COMMAND ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-cc-choice.py
+                 --build ${CMAKE_BINARY_DIR} --root ${_rocev2_root})

@@ -25,11 +25,11 @@
  *   ./rocev2 run rocev2-ai-zone-allreduce --gpus=32 --fabric-gpus=64 --uplinks=8 \
  *       --placement=fragmented --background=1 --sizes=16M
  */
-#include "rocev2-example-args.h"
 #include "rocev2-job-run.h"
 
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <chrono>
@@ -41,7 +41,7 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
-    RoceExampleArgs::UseFastScheduler();
+    RoceCli::UseFastScheduler();
     uint32_t gpus = 64;
     uint32_t fabricGpus = 0;
     uint32_t tiers = 2;
@@ -57,7 +57,8 @@ main(int argc, char* argv[])
     uint32_t channels = 8;
     std::string chunk = "512KiB";
     std::string placement = "contiguous";
-    std::string cc = "none";
+    std::string cc;
+    std::string preset;
     uint32_t cts = 0;
     uint32_t iters = 1;
     uint32_t warmup = 0;
@@ -67,7 +68,7 @@ main(int argc, char* argv[])
     std::string faults;
     uint32_t background = 0;
 
-    CommandLine cmd(__FILE__);
+    RoceCommandLine cmd(__FILE__);
     cmd.AddValue("gpus", "Ranks of the job", gpus);
     cmd.AddValue("fabric-gpus",
                  "GPUs of the fabric (0: the smallest zone that holds the job)",
@@ -90,11 +91,11 @@ main(int argc, char* argv[])
     cmd.AddValue("channels", "Channels (rings)", channels);
     cmd.AddValue("chunk", "Largest message of a step", chunk);
     cmd.AddValue("placement", "contiguous, fragmented or random", placement);
-    cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely or dctcp", cc);
+    cmd.AddCongestionControl(cc, preset);
     cmd.AddValue("cts", "1: receiver-driven admission (clear-to-send grants)", cts);
     cmd.AddValue("iters", "Counted iterations per size", iters);
     cmd.AddValue("warmup", "Uncounted iterations per size before them", warmup);
-    cmd.AddValue("seed", "Run number (RngRun): ECMP seeds and random placement", seed);
+    cmd.AddSeed(seed);
     cmd.AddValue("job",
                  "Run the training jobs of this JSON file instead (roce-job-helper.h); the "
                  "fabric flags --fabric-gpus, --uplinks, --channels, --chunk and --cc apply",
@@ -102,15 +103,11 @@ main(int argc, char* argv[])
     cmd.AddValue("background",
                  "1: a second job on the GPUs left free runs the same collective meanwhile",
                  background);
-    cmd.AddValue("json", "Write the results as JSON to this file", json);
-    cmd.AddValue("faults",
-                 "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
-                 "pfc-storm (doc: Faults)",
-                 faults);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
+    cmd.AddJson(json);
+    cmd.AddFaults(faults);
     cmd.Parse(argc, argv);
-    ROCE_ERROR_IF(seed == 0, "--seed=0 (must be at least 1)");
-    RngSeedManager::SetRun(seed);
+    const RoceCcHelper ccChoice = RoceCli::MakeCongestionControl(cc, preset);
+    cc = ccChoice.GetAlgorithm();
     if (!jobFile.empty())
     {
         return RoceExampleJobs::RunJobFile(jobFile,
@@ -118,15 +115,15 @@ main(int argc, char* argv[])
                                            fabricGpus,
                                            uplinks,
                                            channels,
-                                           RoceExampleArgs::ParseBytes("chunk", chunk),
-                                           cc,
+                                           RoceCli::ParseBytes("chunk", chunk),
+                                           ccChoice,
                                            faults);
     }
 
     std::vector<uint64_t> sizeList;
     for (const std::string& s : RoceSpecList::Split(sizes))
     {
-        sizeList.push_back(RoceExampleArgs::ParseBytes("sizes", s));
+        sizeList.push_back(RoceCli::ParseBytes("sizes", s));
     }
     ROCE_ERROR_IF(sizeList.empty(), "--sizes=" << sizes << " names no size");
     ROCE_ERROR_IF(gpus == 0, "--gpus=0: a job needs at least one rank");
@@ -149,14 +146,14 @@ main(int argc, char* argv[])
     {
         zoneHelper.SetServersPerRack(std::min<uint32_t>(16, fabricGpus / 8));
     }
-    RoceExampleArgs::SetZoneCongestionControl(zoneHelper, cc);
+    ccChoice.Configure(zoneHelper);
     RoceAiZone fabric = zoneHelper.Build();
     RoceFaultHelper faultHelper;
     faultHelper.AddNames(fabric);
-    RoceExampleArgs::LoadFaults(faultHelper, faults);
+    RoceCli::LoadFaults(faultHelper, faults);
 
     RoceGpuPlacement place(fabric);
-    std::vector<uint32_t> job = RoceExampleArgs::PlaceJob(place, fabric, placement, gpus);
+    std::vector<uint32_t> job = RoceCli::PlaceJob(place, fabric, placement, gpus);
 
     ROCE_ERROR_IF(background > 1, "--background=" << background << " (must be 0 or 1)");
     std::vector<uint32_t> other;
@@ -180,8 +177,7 @@ main(int argc, char* argv[])
     ROCE_ERROR_IF(cts > 1, "--cts=" << cts << " (must be 0 or 1)");
     coll.SetCommunicatorAttribute("ClearToSend", BooleanValue(cts == 1));
     coll.SetCollectiveAttribute("Channels", UintegerValue(channels));
-    coll.SetCollectiveAttribute("ChunkSize",
-                                UintegerValue(RoceExampleArgs::ParseBytes("chunk", chunk)));
+    coll.SetCollectiveAttribute("ChunkSize", UintegerValue(RoceCli::ParseBytes("chunk", chunk)));
     coll.SetAppAttribute("Operation", StringValue(op));
     coll.SetAppAttribute("Algorithm", StringValue(algo));
     coll.SetAppAttribute("Iterations", UintegerValue(iters));
@@ -204,9 +200,8 @@ main(int argc, char* argv[])
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     app->PrintTable(std::cout);
-    RoceExampleArgs::PrintFaults(faultHelper, std::cout);
-    const RoceInvariantReport invariants =
-        RoceExampleArgs::CheckInvariants(!faults.empty(), std::cout);
+    RoceCli::PrintFaults(faultHelper, std::cout);
+    const RoceInvariantReport invariants = RoceCli::CheckInvariants(!faults.empty(), std::cout);
     const RoceFabricStats stats = RoceFabricStats::Collect();
     stats.WriteBenchLines(std::cout);
     std::cout << "# QPs " << comm->GetNQps() << ", grants " << comm->GetNGrants() << ", PFC pauses "
@@ -219,7 +214,7 @@ main(int argc, char* argv[])
         out << "{\n  \"gpus\": " << gpus << ",\n  \"fabric_gpus\": " << fabric.GetNGpus()
             << ",\n  \"results\": ";
         app->WriteJsonResults(out);
-        RoceExampleArgs::CloseJson(out, invariants);
+        RoceCli::CloseJson(out, invariants);
     }
     const bool finished = app->IsFinished();
     Simulator::Destroy();

@@ -31,31 +31,28 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
-    RoceExampleArgs::UseFastScheduler();
+    RoceCli::UseFastScheduler();
     std::string jobFile;
     std::string json;
     uint32_t fabricGpus = 0;
     uint32_t uplinks = 16;
     uint32_t channels = 4;
     uint64_t chunk = 512 * 1024;
-    std::string cc = "none";
+    std::string cc;
+    std::string preset;
     std::string faults;
 
-    CommandLine cmd(__FILE__);
+    RoceCommandLine cmd(__FILE__);
     cmd.AddValue("job", "The job file (JSON; format in roce-job-helper.h)", jobFile);
-    cmd.AddValue("json", "Write the results as JSON to this file", json);
+    cmd.AddJson(json);
     cmd.AddValue("fabric-gpus",
                  "GPUs of the fabric (0: the smallest zone that holds the jobs)",
                  fabricGpus);
     cmd.AddValue("uplinks", "Uplinks per RTSW (16: non-blocking)", uplinks);
     cmd.AddValue("channels", "Channels (rings) of every collective", channels);
     cmd.AddValue("chunk", "Largest message of a step, bytes", chunk);
-    cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely or dctcp", cc);
-    cmd.AddValue("faults",
-                 "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
-                 "pfc-storm (doc: Faults)",
-                 faults);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
+    cmd.AddCongestionControl(cc, preset);
+    cmd.AddFaults(faults);
     cmd.Parse(argc, argv);
     ROCE_ERROR_IF(jobFile.empty(), "--job=FILE is required");
 
@@ -65,6 +62,6 @@ main(int argc, char* argv[])
                                        uplinks,
                                        channels,
                                        chunk,
-                                       cc,
+                                       RoceCli::MakeCongestionControl(cc, preset),
                                        faults);
 }

@@ -17,10 +17,9 @@
  * init_seconds (initializing the nodes, which Simulator::Run() does first). Exits 1
  * if a sampled message is not acknowledged.
  */
-#include "rocev2-example-args.h"
-
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <chrono>
@@ -35,7 +34,7 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
-    RoceExampleArgs::UseFastScheduler();
+    RoceCli::UseFastScheduler();
     uint32_t gpus = 1024;
     uint32_t tiers = 2;
     uint32_t zones = 1;
@@ -53,7 +52,7 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     std::string json;
 
-    CommandLine cmd(__FILE__);
+    RoceCommandLine cmd(__FILE__);
     cmd.AddValue("gpus", "Total GPUs (one NIC each); whole racks of 16 in every zone", gpus);
     cmd.AddValue("tiers", "2 (one zone) or 3 (zones joined by ATSWs)", tiers);
     cmd.AddValue("zones", "Zones (3 tiers)", zones);
@@ -74,9 +73,8 @@ main(int argc, char* argv[])
     cmd.AddValue("placement", "Job placement: contiguous, fragmented or random", placement);
     cmd.AddValue("per-rack", "GPUs per rack of a fragmented job (0: half a rack)", perRack);
     cmd.AddValue("pairs", "NIC pairs sampled for the reachability check", pairs);
-    cmd.AddValue("seed", "Seed of the pair sample", seed);
-    cmd.AddValue("json", "Write the summary as JSON to this file", json);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
+    cmd.AddSeed(seed); // also seeds the pair sample
+    cmd.AddJson(json);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(rail > 1, "--rail=" << rail << " (must be 0 or 1)");

@@ -13,10 +13,10 @@
  * A malformed trace is a fatal error naming the file, the node index and the
  * byte offset.
  */
-#include "rocev2-example-args.h"
-
 #include "ns3/command-line.h"
 #include "ns3/roce-chakra-trace.h"
+#include "ns3/roce-command-line.h"
+#include "ns3/roce-error.h"
 
 #include <cstdint>
 #include <iomanip>
@@ -31,11 +31,10 @@ main(int argc, char* argv[])
     std::string et;
     bool all = false;
     bool nodes = false;
-    CommandLine cmd(__FILE__);
+    RoceCommandLine cmd(__FILE__);
     cmd.AddValue("et", "the Chakra .et file to read", et);
     cmd.AddValue("all", "list CPU-side communication nodes and point-to-point nodes too", all);
     cmd.AddValue("nodes", "list every node with its duration and dependencies", nodes);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
     ROCE_ERROR_IF(et.empty(), "--et=FILE is required (a Chakra .et trace)");
 

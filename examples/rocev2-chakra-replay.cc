@@ -15,7 +15,7 @@
  * defaults to 16). --comm-groups maps process-group names (pg_name) to
  * ranks, as {"dp": [0, 1, 2, 3]}; without it every group holds all ranks.
  * The fabric is the smallest 2-tier zone that holds the job in whole racks
- * (--fabric-gpus, --gpus-per-server, --uplinks, --link-rate and --cc change
+ * (--fabric-gpus, --gpus-per-server, --uplinks, --rate and --cc change
  * it), the job is placed by --placement, and collectives run over --channels
  * rings of --chunk chunks with --qps queue pairs per connection. GPU kernels
  * take their traced time times --compute-scale (0.5: a GPU twice as fast);
@@ -28,11 +28,10 @@
  * never matched, and collectives some ranks never reached, are reported at
  * the end, and the program exits 1.
  */
-#include "rocev2-example-args.h"
-
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/roce-chakra-replay-helper.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <chrono>
@@ -44,7 +43,7 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
-    RoceExampleArgs::UseFastScheduler();
+    RoceCli::UseFastScheduler();
     std::string et;
     bool replicate = false;
     uint32_t gpus = 0;
@@ -58,7 +57,8 @@ main(int argc, char* argv[])
     uint32_t channels = 8;
     std::string chunk = "512KiB";
     std::string algo;
-    std::string cc = "none";
+    std::string cc;
+    std::string preset;
     std::string groups;
     std::string ctrlDeps = "auto";
     bool streamOrder = true;
@@ -69,7 +69,7 @@ main(int argc, char* argv[])
     std::string json;
     std::string faults;
 
-    CommandLine cmd(__FILE__);
+    RoceCommandLine cmd(__FILE__);
     cmd.AddValue("et",
                  "Rank 0's trace (NAME.0.et), a folder of chakra.<rank>.et, or with "
                  "--replicate the one trace of every rank",
@@ -81,7 +81,7 @@ main(int argc, char* argv[])
                  fabricGpus);
     cmd.AddValue("gpus-per-server", "GPUs per server (one scale-up domain each)", gpusPerServer);
     cmd.AddValue("uplinks", "Uplinks per RTSW (16: non-blocking)", uplinks);
-    cmd.AddValue("link-rate", "Rate of every fabric link", linkRate);
+    cmd.AddRate(linkRate);
     cmd.AddValue("placement", "contiguous, fragmented or random", placement);
     cmd.AddValue("qps", "Queue pairs per connection", qps);
     cmd.AddValue("qp-mode", "split (each message over all QPs) or rr (round-robin)", qpMode);
@@ -91,7 +91,7 @@ main(int argc, char* argv[])
         "algo",
         "AllReduce algorithm: ring, tree, hd or hier (empty: ring; broadcasts take ring or tree)",
         algo);
-    cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely or dctcp", cc);
+    cmd.AddCongestionControl(cc, preset);
     cmd.AddValue("comm-groups", "JSON file mapping process-group names to ranks", groups);
     cmd.AddValue("ctrl-deps", "Control dependencies: auto, use or ignore", ctrlDeps);
     cmd.AddValue("stream-order",
@@ -102,16 +102,13 @@ main(int argc, char* argv[])
                  computeScale);
     cmd.AddValue("cpu-ops", "CPU-side nodes: zero or duration", cpuOps);
     cmd.AddValue("gpu-streams", "GPU kernels that may run at once (0: no limit)", gpuStreams);
-    cmd.AddValue("seed", "Run number (RngRun): ECMP seeds and random placement", seed);
-    cmd.AddValue("json", "Write the results as JSON to this file", json);
-    cmd.AddValue("faults",
-                 "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
-                 "pfc-storm (doc: Faults)",
-                 faults);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
+    cmd.AddSeed(seed);
+    cmd.AddJson(json);
+    cmd.AddFaults(faults);
     cmd.Parse(argc, argv);
+    const RoceCcHelper ccChoice = RoceCli::MakeCongestionControl(cc, preset);
+    cc = ccChoice.GetAlgorithm();
     ROCE_ERROR_IF(et.empty(), "--et=FILE is required (a Chakra .et trace)");
-    ROCE_ERROR_IF(seed == 0, "--seed=0 (must be at least 1)");
     ROCE_ERROR_IF(!(computeScale >= 0) || computeScale > 1e6,
                   "--compute-scale=" << computeScale << " (must be between 0 and 1e6)");
     ROCE_ERROR_IF(cpuOps != "zero" && cpuOps != "duration",
@@ -119,9 +116,8 @@ main(int argc, char* argv[])
     ROCE_ERROR_IF(ctrlDeps != "auto" && ctrlDeps != "use" && ctrlDeps != "ignore",
                   "--ctrl-deps=" << ctrlDeps << " is unknown (auto, use or ignore)");
     ROCE_ERROR_IF(gpusPerServer == 0, "--gpus-per-server=0 (must be at least 1)");
-    RngSeedManager::SetRun(seed);
 
-    const std::string etPath = RoceExampleArgs::FindDataFile(et);
+    const std::string etPath = RoceCli::FindDataFile(et);
     if (gpus == 0)
     {
         gpus = replicate ? 16 : RoceChakraReplayHelper::CountTraces(etPath);
@@ -142,21 +138,20 @@ main(int argc, char* argv[])
     zoneHelper.SetGpus(fabricGpus);
     zoneHelper.SetUplinks(uplinks);
     zoneHelper.SetCtsws(std::min<uint32_t>(16, uplinks));
-    zoneHelper.SetLinkRate(RoceExampleArgs::ParseRate("link-rate", linkRate));
-    RoceExampleArgs::SetZoneCongestionControl(zoneHelper, cc);
+    zoneHelper.SetLinkRate(RoceCli::ParseRate("rate", linkRate));
+    ccChoice.Configure(zoneHelper);
     RoceAiZone fabric = zoneHelper.Build();
     RoceFaultHelper faultHelper;
     faultHelper.AddNames(fabric);
-    RoceExampleArgs::LoadFaults(faultHelper, faults);
+    RoceCli::LoadFaults(faultHelper, faults);
     RoceGpuPlacement place(fabric);
-    const std::vector<uint32_t> job = RoceExampleArgs::PlaceJob(place, fabric, placement, gpus);
+    const std::vector<uint32_t> job = RoceCli::PlaceJob(place, fabric, placement, gpus);
 
     RoceChakraReplayHelper replay;
     replay.GetCollectiveHelper().SetCommunicatorAttribute("QpsPerConnection", UintegerValue(qps));
     replay.GetCollectiveHelper().SetCommunicatorAttribute("QpMode", StringValue(qpMode));
     replay.SetCollectiveAttribute("Channels", UintegerValue(channels));
-    replay.SetCollectiveAttribute("ChunkSize",
-                                  UintegerValue(RoceExampleArgs::ParseBytes("chunk", chunk)));
+    replay.SetCollectiveAttribute("ChunkSize", UintegerValue(RoceCli::ParseBytes("chunk", chunk)));
     replay.SetJobAttribute("Algorithm", StringValue(algo));
     replay.SetControlDependencies(ctrlDeps);
     replay.SetStreamOrder(streamOrder);
@@ -165,7 +160,7 @@ main(int argc, char* argv[])
     replay.SetAppAttribute("GpuStreams", UintegerValue(gpuStreams));
     if (!groups.empty())
     {
-        replay.SetGroupsFile(RoceExampleArgs::FindDataFile(groups));
+        replay.SetGroupsFile(RoceCli::FindDataFile(groups));
     }
     Ptr<RoceReplayJob> replayJob = replay.Install(fabric, job, paths);
 
@@ -183,16 +178,15 @@ main(int argc, char* argv[])
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     replayJob->PrintTable(std::cout);
-    RoceExampleArgs::PrintFaults(faultHelper, std::cout);
-    const RoceInvariantReport invariants =
-        RoceExampleArgs::CheckInvariants(!faults.empty(), std::cout);
+    RoceCli::PrintFaults(faultHelper, std::cout);
+    const RoceInvariantReport invariants = RoceCli::CheckInvariants(!faults.empty(), std::cout);
     const RoceFabricStats stats = RoceFabricStats::Collect();
     stats.WriteBenchLines(std::cout);
     std::cout << "# PFC pauses " << stats.pfcPauseTx << "; simulated "
               << Simulator::Now().GetMicroSeconds() << " us in " << wall << " s\n";
     if (!json.empty())
     {
-        RoceExampleArgs::WriteJson(
+        RoceCli::WriteJson(
             json,
             [&replayJob](std::ostream& os) { replayJob->WriteJson(os); },
             invariants);

@@ -25,10 +25,9 @@
  */
 #include "rocev2-fault-soak.h"
 
-#include "rocev2-example-args.h"
-
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <chrono>
@@ -184,7 +183,7 @@ WriteJson(std::ostream& os, const std::vector<RoceFaultSoakResult>& rows)
 int
 main(int argc, char* argv[])
 {
-    RoceExampleArgs::UseFastScheduler();
+    RoceCli::UseFastScheduler();
     uint32_t seeds = 10;
     uint32_t firstSeed = 1;
     uint32_t gpus = 32;
@@ -200,22 +199,22 @@ main(int argc, char* argv[])
     std::string json;
     uint32_t verbose = 0;
 
-    CommandLine cmd(__FILE__);
+    RoceCommandLine cmd(__FILE__);
     cmd.AddValue("seeds", "Seeds to run", seeds);
     cmd.AddValue("first-seed", "First seed (RngRun)", firstSeed);
     cmd.AddValue("gpus", "GPUs of the 2-tier zone (whole racks of 16)", gpus);
     cmd.AddValue("uplinks", "Uplinks per RTSW", uplinks);
     cmd.AddValue("ctsws", "CTSWs (uplinks must be a multiple)", ctsws);
     cmd.AddValue("duration", "Background arrivals and fault window", duration);
-    cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely or dctcp", cc);
+    std::string dcqcnPreset;
+    cmd.AddCongestionControl(cc, dcqcnPreset);
     cmd.AddValue("load", "WebSearch load per GPU, a share of its link rate", load);
     cmd.AddValue("size", "AllReduce size", size);
     cmd.AddValue("cdf", "Flow-size CDF of the background flows", cdf);
     cmd.AddValue("rto", "Queue pairs' retransmission timeout", rto);
     cmd.AddValue("limit", "Simulated time after which a run that has not ended fails", limit);
-    cmd.AddValue("json", "Write the rows as JSON to this file", json);
+    cmd.AddJson(json);
     cmd.AddValue("verbose", "1: print each seed's fault log", verbose);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(seeds == 0, "--seeds=0 (must be at least 1)");
@@ -226,20 +225,21 @@ main(int argc, char* argv[])
     cfg.gpus = gpus;
     cfg.uplinks = uplinks;
     cfg.ctsws = ctsws;
-    cfg.duration = RoceExampleArgs::ParsePositiveTime("duration", duration);
-    cfg.cc = cc;
+    cfg.duration = RoceCli::ParsePositiveTime("duration", duration);
+    cfg.cc = RoceCli::MakeCongestionControl(cc, dcqcnPreset).GetAlgorithm();
+    cfg.dcqcnPreset = dcqcnPreset;
     cfg.load = load;
-    cfg.collectiveBytes = RoceExampleArgs::ParseBytes("size", size);
-    cfg.cdfPath = RoceExampleArgs::FindDataFile(cdf);
+    cfg.collectiveBytes = RoceCli::ParseBytes("size", size);
+    cfg.cdfPath = RoceCli::FindDataFile(cdf);
     ROCE_ERROR_IF(!std::ifstream(cfg.cdfPath).good(), "--cdf=" << cdf << " cannot be read");
-    cfg.rto = RoceExampleArgs::ParsePositiveTime("rto", rto);
-    cfg.limit = RoceExampleArgs::ParsePositiveTime("limit", limit);
+    cfg.rto = RoceCli::ParsePositiveTime("rto", rto);
+    cfg.limit = RoceCli::ParsePositiveTime("limit", limit);
     ROCE_ERROR_IF(cfg.limit <= cfg.duration,
                   "--limit=" << limit << " must be longer than --duration=" << duration);
     if (verbose == 1)
     {
         cfg.afterRun = [](const RoceFaultHelper& faults) {
-            RoceExampleArgs::PrintFaults(faults, std::cout);
+            RoceCli::PrintFaults(faults, std::cout);
         };
     }
 

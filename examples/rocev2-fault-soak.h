@@ -27,8 +27,6 @@
 #ifndef ROCEV2_FAULT_SOAK_H
 #define ROCEV2_FAULT_SOAK_H
 
-#include "rocev2-example-args.h"
-
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
@@ -40,6 +38,7 @@
 #include "ns3/roce-ai-zone-helper.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-collective-helper.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/roce-fault-helper.h"
 #include "ns3/roce-fct-stats.h"
 #include "ns3/roce-flow-app.h"
@@ -91,7 +90,8 @@ struct RoceFaultSoakConfig
     uint32_t ctsws{4};                       //!< CTSWs (uplinks is a multiple of it)
     Time duration{MilliSeconds(2)};          //!< background arrivals and fault window
     double load{0.2};                        //!< WebSearch load per GPU, share of its link
-    std::string cc{"dcqcn"};                 //!< none, dcqcn (nvidia-cx), hpcc, timely, dctcp
+    std::string cc{"dcqcn"};                 //!< none, dcqcn, hpcc, timely, dctcp
+    std::string dcqcnPreset;                 //!< DCQCN preset ("": nvidia-cx)
     uint64_t collectiveBytes{4 << 20};       //!< AllReduce size
     uint32_t channels{2};                    //!< AllReduce rings
     std::string cdfPath;                     //!< WebSearch flow-size CDF file
@@ -509,16 +509,7 @@ RunSeed(const RoceFaultSoakConfig& cfg, uint32_t seed)
     zoneHelper.SetGpus(cfg.gpus);
     zoneHelper.SetUplinks(cfg.uplinks);
     zoneHelper.SetCtsws(cfg.ctsws);
-    if (cfg.cc == "dcqcn")
-    {
-        // As the examples' --cc=dcqcn: the nvidia-cx preset and its switch marking.
-        zoneHelper.GetRoceHelper().SetDcqcnPreset("nvidia-cx");
-        zoneHelper.SetEcnForDcqcnPreset("nvidia-cx");
-    }
-    else
-    {
-        zoneHelper.GetRoceHelper().SetCongestionControl(cfg.cc);
-    }
+    RoceCli::MakeCongestionControl(cfg.cc, cfg.dcqcnPreset).Configure(zoneHelper);
     RoceAiZone zone = zoneHelper.Build();
     EnableWatchdogs(zone, cfg);
 

@@ -16,10 +16,9 @@
  *   ./rocev2 run rocev2-hpcc-compat --config=examples/hpcc/config-tiny.txt --monitor=run --rates=1
  */
 
-#include "rocev2-example-args.h"
-
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <chrono>
@@ -29,7 +28,7 @@
 #include <memory>
 
 using namespace ns3;
-using namespace ns3::RoceExampleArgs;
+using namespace ns3::RoceCli;
 
 namespace
 {
@@ -52,12 +51,12 @@ OpenOut(const std::string& flag, const std::string& path)
 int
 main(int argc, char* argv[])
 {
-    RoceExampleArgs::UseFastScheduler();
+    RoceCli::UseFastScheduler();
     const auto wallStart = std::chrono::steady_clock::now();
     std::string config;
     std::string topologyFile;
     std::string flowFile;
-    std::string cc; // dcqcn unless given
+    std::string cc; // with no --dcqcn-preset either: DCQCN with the hpcc-sim preset
     std::string preset;
     std::string cdf; // data/cdf/websearch.txt unless given
     double load = 0;
@@ -73,34 +72,28 @@ main(int argc, char* argv[])
     bool quiet = false;
     bool rates = false;
 
-    CommandLine cmd(__FILE__);
+    RoceCommandLine cmd(__FILE__);
     cmd.Usage("Run an HPCC-lineage experiment (config.txt, or topology and flow files) and "
               "report FCT slowdown, PFC and run statistics.");
     cmd.AddValue("config", "An HPCC-lineage config.txt (its keys set everything)", config);
     cmd.AddValue("topology", "An HPCC-format topology file (without --config)", topologyFile);
     cmd.AddValue("flows", "An HPCC-format flow file (without --config)", flowFile);
-    cmd.AddValue("cc", "Congestion control: none, dcqcn (default), hpcc, timely, dctcp", cc);
-    cmd.AddValue("dcqcn-preset", "DCQCN preset: paper-2015, nvidia-cx, hpcc-sim", preset);
+    cmd.AddCongestionControl(cc, preset); // neither given: --dcqcn-preset=hpcc-sim
     cmd.AddValue("cdf",
                  "Flow-size CDF for a generated load (with --load; default "
                  "data/cdf/websearch.txt)",
                  cdf);
     cmd.AddValue("load", "Generate Poisson flows at this load of the host links (0..1)", load);
     cmd.AddValue("duration", "Span of the generated flows' arrivals (with --load; 1ms)", duration);
-    cmd.AddValue("mtu", "Payload bytes per packet (without --config; 1000)", mtu);
+    cmd.AddMtu(mtu); // without --config; 1000 unless given
     cmd.AddValue("fct", "Write the HPCC-format FCT file here", fct);
     cmd.AddValue("pfc", "Write the HPCC-format PFC event file here", pfc);
-    cmd.AddValue("json", "Write the JSON summary here", json);
-    cmd.AddValue("faults",
-                 "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
-                 "pfc-storm ; nodes by their topology-file id (doc: Faults)",
-                 faults);
-    cmd.AddValue("monitor", "Write the monitors' CSVs with this prefix", monitor);
-    cmd.AddValue("sample", "Sampling interval of the queue and link monitors", sample);
+    cmd.AddJson(json);
+    cmd.AddFaults(faults);
+    cmd.AddMonitor(monitor, sample);
     cmd.AddValue("rates", "With --monitor: also sample every queue pair's rate", rates);
     cmd.AddValue("stop", "Stop at this simulated time even if flows remain", stop);
-    cmd.AddValue("quiet", "No progress line on stderr", quiet);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
+    cmd.AddQuiet(quiet);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(!config.empty() && (!topologyFile.empty() || !flowFile.empty()),
@@ -120,7 +113,19 @@ main(int argc, char* argv[])
     }
     ROCE_ERROR_IF(load == 0 && (!cdf.empty() || !duration.empty()),
                   "--cdf and --duration shape a generated load: give --load too");
-    cc = cc.empty() ? "dcqcn" : cc;
+    // The lineage's own DCQCN unless a choice was made: the example's default
+    // flags are --dcqcn-preset=hpcc-sim (--cc=dcqcn alone means nvidia-cx, as
+    // in every example).
+    if (config.empty() && cc.empty() && preset.empty())
+    {
+        preset = "hpcc-sim";
+    }
+    const RoceCcHelper ccChoice = RoceCli::MakeCongestionControl(cc, preset);
+    if (config.empty())
+    {
+        cc = ccChoice.GetAlgorithm();
+        preset = ccChoice.GetDcqcnPreset();
+    }
     cdf = cdf.empty() ? "data/cdf/websearch.txt" : cdf;
     duration = duration.empty() ? "1ms" : duration;
     mtu = mtu == 0 ? 1000 : mtu;
@@ -159,13 +164,7 @@ main(int argc, char* argv[])
     else
     {
         roce.SetNicAttribute("PayloadMtu", UintegerValue(mtu));
-        ROCE_ERROR_IF(!preset.empty() && cc != "dcqcn",
-                      "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
-        // DCQCN without a preset: the hpcc-sim one, that lineage's own values.
-        SelectCongestionControl(roce,
-                                switches,
-                                cc,
-                                cc == "dcqcn" && preset.empty() ? "hpcc-sim" : preset);
+        ccChoice.Configure(roce, switches);
     }
     NodeContainer nodes =
         RoceHpccFormat::Build(topology, roce, switches, hpcc.GetErrorRatePerLink());
@@ -175,7 +174,7 @@ main(int argc, char* argv[])
     }
     RoceSwitchHelper::AssignStreams(1000);
     RoceFaultHelper faultHelper;
-    RoceExampleArgs::LoadFaults(faultHelper, faults);
+    RoceCli::LoadFaults(faultHelper, faults);
     faultHelper.AssignStreams(2000);
 
     // The flows: from the file, or generated on the topology's hosts.
@@ -256,9 +255,8 @@ main(int argc, char* argv[])
     Simulator::Run();
 
     RoceProgress::Disable();
-    RoceExampleArgs::PrintFaults(faultHelper, std::cout);
-    const RoceInvariantReport invariants =
-        RoceExampleArgs::CheckInvariants(!faults.empty(), std::cout);
+    RoceCli::PrintFaults(faultHelper, std::cout);
+    const RoceInvariantReport invariants = RoceCli::CheckInvariants(!faults.empty(), std::cout);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     const Time simTime = Simulator::Now();
@@ -324,7 +322,7 @@ main(int argc, char* argv[])
         fctStats->WriteJsonMembers(*out, 2);
         *out << ",\n";
         stats.WriteJsonMembers(*out, 2);
-        RoceExampleArgs::CloseJson(*out, invariants);
+        RoceCli::CloseJson(*out, invariants);
     }
     const bool ok = invariants.Ok() &&
                     (fctStats->GetCompleted() == flows.size() || stopAt.IsStrictlyPositive());

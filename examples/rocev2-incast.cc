@@ -33,10 +33,9 @@
  * if the switch buffer did not drain, or if a congestion control (--cc other
  * than none) never acted: no CNP for DCQCN, no rate or window reduction for any.
  */
-#include "rocev2-example-args.h"
-
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <fstream>
@@ -46,12 +45,12 @@
 #include <sstream>
 
 using namespace ns3;
-using namespace ns3::RoceExampleArgs;
+using namespace ns3::RoceCli;
 
 int
 main(int argc, char* argv[])
 {
-    RoceExampleArgs::UseFastScheduler();
+    RoceCli::UseFastScheduler();
     uint32_t senders = 16;
     std::string sizeText = "1000000";
     std::string rate = "100Gbps";
@@ -59,7 +58,7 @@ main(int argc, char* argv[])
     uint32_t mtu = 1024;
     bool pfc = true;
     double bufferMb = 32;
-    std::string cc = "none";
+    std::string cc;
     std::string preset;
     uint32_t hosts = 0;
     std::string baseRtt;
@@ -71,19 +70,17 @@ main(int argc, char* argv[])
     bool dryRun = false;
     bool quiet = false;
 
-    CommandLine cmd(__FILE__);
+    RoceCommandLine cmd(__FILE__);
     cmd.AddValue("senders", "Number of senders", senders);
     cmd.AddValue("size", "Bytes each sender WRITEs (e.g. 1000000, 1MB)", sizeText);
-    cmd.AddValue("rate", "Rate of every link", rate);
-    cmd.AddValue("delay", "Propagation delay of every link", delay);
-    cmd.AddValue("mtu", "RoCE payload MTU in bytes", mtu);
+    cmd.AddRate(rate);
+    cmd.AddDelay(delay);
+    cmd.AddMtu(mtu);
     cmd.AddValue("pfc", "PFC on the switch (1) or off (0: lossy, drops when full)", pfc);
     cmd.AddValue("buffer", "Switch buffer in MB", bufferMb);
-    cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely, dctcp", cc);
-    cmd.AddValue("dcqcn-preset",
-                 "DCQCN parameter set with its switch ECN: paper-2015, nvidia-cx, hpcc-sim "
-                 "(implies --cc=dcqcn)",
-                 preset);
+    cmd.AddCongestionControl(cc, preset);
+    uint32_t seed = 1;
+    cmd.AddSeed(seed);
     cmd.AddValue("hosts",
                  "Hosts on the switch, receiver and senders included (default senders+1)",
                  hosts);
@@ -95,22 +92,15 @@ main(int argc, char* argv[])
                  traceRate);
     cmd.AddValue("trace-interval", "Sampling interval of --trace-rate", traceInterval);
     cmd.AddValue("pcap", "Write pcap files with this prefix", pcap);
-    cmd.AddValue("json", "Write results as JSON to this file", json);
-    cmd.AddValue("faults",
-                 "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
-                 "pfc-storm (doc: Faults)",
-                 faults);
+    cmd.AddJson(json);
+    cmd.AddFaults(faults);
     cmd.AddValue("dry-run",
                  "Print the estimated size of the run (hosts, packets, memory) and stop",
                  dryRun);
     std::string monitor;
     std::string sampleText = "10us";
-    cmd.AddValue("monitor",
-                 "Write the fabric monitors as CSV files PREFIX-{pfc,queue,link,cnp}.csv",
-                 monitor);
-    cmd.AddValue("sample", "Sampling interval of --monitor's queue and link samples", sampleText);
-    cmd.AddValue("quiet", "No warning on stderr before a large run, and no progress line", quiet);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
+    cmd.AddMonitor(monitor, sampleText);
+    cmd.AddQuiet(quiet);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(senders == 0, "--senders must be at least 1");
@@ -122,12 +112,9 @@ main(int argc, char* argv[])
     ROCE_ERROR_IF(hosts < uint64_t(senders) + 1,
                   "--hosts=" << hosts << " leaves no room for " << senders
                              << " senders and the receiver");
-    if (!preset.empty())
-    {
-        ROCE_ERROR_IF(cc != "none" && cc != "dcqcn",
-                      "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
-        cc = "dcqcn";
-    }
+    const RoceCcHelper ccChoice = RoceCli::MakeCongestionControl(cc, preset);
+    cc = ccChoice.GetAlgorithm();
+    preset = ccChoice.GetDcqcnPreset();
     const uint64_t size = ParseBytes("size", sizeText);
     const DataRate linkRate = ParseRate("rate", rate);
     const Time linkDelay = ParseTime("delay", delay);
@@ -179,7 +166,7 @@ main(int argc, char* argv[])
     switches.SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
 
     RoceHelper roce;
-    SelectCongestionControl(roce, switches, cc, preset);
+    ccChoice.Configure(roce, switches);
     switches.Install(sw);
 
     roce.SetDeviceAttribute("DataRate", DataRateValue(linkRate));
@@ -201,13 +188,17 @@ main(int argc, char* argv[])
         nics.Add(roce.Install(hostNodes.Get(h), sw.Get(0)).Get(0));
     }
     RoceSwitchHelper::PopulateRoutes();
+    // The switches' random streams (ECN marking) from 1000, as every fabric
+    // example and the test suites number them: the same scenario gives the
+    // same run here and in rocev2-cc's DCQCN hpcc-sim incast.
+    RoceSwitchHelper::AssignStreams(1000);
     RoceFaultHelper faultHelper;
     faultHelper.AddName("switch", sw.Get(0));
     for (uint32_t h = 0; h < hosts; ++h)
     {
         faultHelper.AddName("host" + std::to_string(h), hostNodes.Get(h));
     }
-    RoceExampleArgs::LoadFaults(faultHelper, faults);
+    RoceCli::LoadFaults(faultHelper, faults);
     if (!pcap.empty())
     {
         roce.EnablePcapAll(pcap);
@@ -300,9 +291,8 @@ main(int argc, char* argv[])
     RoceProgress::Enable(Time(0), quiet);
     Simulator::Run();
     RoceProgress::Disable();
-    RoceExampleArgs::PrintFaults(faultHelper, std::cout);
-    const RoceInvariantReport invariants =
-        RoceExampleArgs::CheckInvariants(!faults.empty(), std::cout);
+    RoceCli::PrintFaults(faultHelper, std::cout);
+    const RoceInvariantReport invariants = RoceCli::CheckInvariants(!faults.empty(), std::cout);
 
     if (monitors)
     {
@@ -369,7 +359,7 @@ main(int argc, char* argv[])
                 << (i + 1 < flows.size() ? ",\n" : "\n");
         }
         out << "  ]";
-        RoceExampleArgs::CloseJson(out, invariants);
+        RoceCli::CloseJson(out, invariants);
     }
     bool ok = invariants.Ok() && stats.bytesDelivered == expected && stats.bufferedBytes == 0 &&
               (!pfc || !faults.empty() || stats.drops == 0);

@@ -7,10 +7,9 @@
 #ifndef ROCEV2_JOB_RUN_H
 #define ROCEV2_JOB_RUN_H
 
-#include "rocev2-example-args.h"
-
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <fstream>
@@ -39,10 +38,10 @@ RunJobFile(const std::string& jobFile,
            uint32_t uplinks,
            uint32_t channels,
            uint64_t chunk,
-           const std::string& cc,
+           const RoceCcHelper& cc,
            const std::string& faults = "")
 {
-    const std::string path = RoceExampleArgs::FindDataFile(jobFile);
+    const std::string path = RoceCli::FindDataFile(jobFile);
     const std::vector<RoceJobHelper::JobSpec> jobs = RoceJobHelper::Read(path);
     const uint32_t needed = RoceJobHelper::GetGpusNeeded(jobs);
     if (fabricGpus == 0)
@@ -57,11 +56,11 @@ RunJobFile(const std::string& jobFile,
     zoneHelper.SetGpus(fabricGpus);
     zoneHelper.SetUplinks(uplinks);
     zoneHelper.SetCtsws(std::min<uint32_t>(16, uplinks));
-    RoceExampleArgs::SetZoneCongestionControl(zoneHelper, cc);
+    cc.Configure(zoneHelper);
     RoceAiZone fabric = zoneHelper.Build();
     RoceFaultHelper faultHelper;
     faultHelper.AddNames(fabric);
-    RoceExampleArgs::LoadFaults(faultHelper, faults);
+    RoceCli::LoadFaults(faultHelper, faults);
 
     RoceJobHelper helper;
     helper.SetCollectiveAttribute("Channels", UintegerValue(channels));
@@ -70,15 +69,14 @@ RunJobFile(const std::string& jobFile,
 
     std::cout << "rocev2-ai-zone-job: " << jobs.size() << " job(s) from " << path << " on "
               << fabric.GetNGpus() << " GPUs (" << needed << " used), 2 tiers, " << uplinks
-              << " uplinks; " << channels << " channels, cc " << cc << "\n";
+              << " uplinks; " << channels << " channels, cc " << cc.GetAlgorithm() << "\n";
     Simulator::Run();
     RoceJobHelper::PrintTable(std::cout, apps);
-    RoceExampleArgs::PrintFaults(faultHelper, std::cout);
-    const RoceInvariantReport invariants =
-        RoceExampleArgs::CheckInvariants(!faults.empty(), std::cout);
+    RoceCli::PrintFaults(faultHelper, std::cout);
+    const RoceInvariantReport invariants = RoceCli::CheckInvariants(!faults.empty(), std::cout);
     if (!json.empty())
     {
-        RoceExampleArgs::WriteJson(
+        RoceCli::WriteJson(
             json,
             [&apps](std::ostream& os) { RoceJobHelper::WriteJson(os, apps); },
             invariants);

@@ -32,10 +32,9 @@
  * the mean message completion time, retransmissions and NAKs. The program
  * exits 1 if a byte is missing, a frame was dropped or a buffer did not drain.
  */
-#include "rocev2-example-args.h"
-
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <algorithm>
@@ -45,7 +44,7 @@
 #include <memory>
 
 using namespace ns3;
-using namespace ns3::RoceExampleArgs;
+using namespace ns3::RoceCli;
 
 namespace
 {
@@ -101,7 +100,7 @@ struct PortBytes
 int
 main(int argc, char* argv[])
 {
-    RoceExampleArgs::UseFastScheduler();
+    RoceCli::UseFastScheduler();
     std::string lb = "ecmp";
     uint32_t nLeaves = 4;
     uint32_t nSpines = 4;
@@ -120,13 +119,13 @@ main(int argc, char* argv[])
     bool eEcmp = false;
     std::string json;
 
-    CommandLine cmd(__FILE__);
+    RoceCommandLine cmd(__FILE__);
     cmd.AddValue("lb", "Load balancing: ecmp, flowlet, spray, adaptive or te", lb);
     cmd.AddValue("leaves", "Leaf switches", nLeaves);
     cmd.AddValue("spines", "Spine switches (uplinks per leaf)", nSpines);
     cmd.AddValue("hosts-per-leaf", "Hosts per leaf (default: --spines)", hostsPerLeaf);
-    cmd.AddValue("rate", "Rate of every link", rate);
-    cmd.AddValue("delay", "Propagation delay of every link", delay);
+    cmd.AddRate(rate);
+    cmd.AddDelay(delay);
     cmd.AddValue("messages", "RDMA WRITEs per flow", messages);
     cmd.AddValue("size", "Bytes per WRITE (e.g. 262144, 256KiB)", sizeText);
     cmd.AddValue("think", "Idle time between a WRITE's completion and the next post", thinkText);
@@ -142,8 +141,7 @@ main(int argc, char* argv[])
                  "adaptive, else 0)",
                  window);
     cmd.AddValue("e-ecmp", "RoceSwitch EcmpUseQp (hash the destination QP too)", eEcmp);
-    cmd.AddValue("json", "Write results as JSON to this file", json);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
+    cmd.AddJson(json);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(lb != "ecmp" && lb != "flowlet" && lb != "spray" && lb != "adaptive" &&
@@ -282,7 +280,7 @@ main(int argc, char* argv[])
         f.Post();
     }
     Simulator::Run();
-    const RoceInvariantReport invariants = RoceExampleArgs::CheckInvariants(false, std::cout);
+    const RoceInvariantReport invariants = RoceCli::CheckInvariants(false, std::cout);
 
     RoceFabricStats stats = RoceFabricStats::Collect();
     const uint64_t expected = uint64_t(flows.size()) * messages * size;
@@ -361,7 +359,7 @@ main(int argc, char* argv[])
             << ",\n  \"mean_fct_us\": " << meanFctUs << ",\n  \"naks\": " << naks
             << ",\n  \"flowlets\": " << flowlets << ",\n";
         stats.WriteJsonMembers(out);
-        RoceExampleArgs::CloseJson(out, invariants);
+        RoceCli::CloseJson(out, invariants);
     }
     Simulator::Destroy();
     bool ok = stats.bytesDelivered == expected && stats.drops == 0 && stats.bufferedBytes == 0;

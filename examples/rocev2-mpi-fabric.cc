@@ -30,10 +30,9 @@
 // (check/mpi compares them).
 //
 //   ./rocev2 run --mpi=2 rocev2-mpi-fabric --load=0.3 --monitor=out/mpi
-#include "rocev2-example-args.h"
-
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <algorithm>
@@ -44,7 +43,7 @@
 #include <sstream>
 
 using namespace ns3;
-using namespace ns3::RoceExampleArgs;
+using namespace ns3::RoceCli;
 
 namespace
 {
@@ -89,7 +88,8 @@ main(int argc, char* argv[])
     std::string sizeText = "4194304";
     std::string permutationText = "131072";
     std::string rate = "100Gbps";
-    std::string cc = "none";
+    std::string cc;
+    std::string dcqcnPreset;
     std::string ctswDelay = "4us";
     std::string partition = "racks";
     std::string routes = "zone";
@@ -106,7 +106,7 @@ main(int argc, char* argv[])
     std::string monitorInterval = "10us";
     std::string json;
 
-    CommandLine cmd(__FILE__);
+    RoceCommandLine cmd(__FILE__);
     cmd.AddValue("tiers", "2 (one zone) or 3 (zones joined by ATSWs)", tiers);
     cmd.AddValue("zones", "Zones (3 tiers)", zones);
     cmd.AddValue("oversub", "CTSW down:up capacity (3 tiers)", oversub);
@@ -124,8 +124,8 @@ main(int argc, char* argv[])
     cmd.AddValue("permutation",
                  "Bytes every GPU WRITEs to the GPU half the zone away (0: none)",
                  permutationText);
-    cmd.AddValue("rate", "Link rate", rate);
-    cmd.AddValue("cc", "Congestion control of the QPs (none, dcqcn, hpcc, timely, dctcp)", cc);
+    cmd.AddRate(rate);
+    cmd.AddCongestionControl(cc, dcqcnPreset);
     cmd.AddValue("ctsw-delay",
                  "Delay of the RTSW-CTSW links (the cut of a racks partition: the lookahead)",
                  ctswDelay);
@@ -156,14 +156,11 @@ main(int argc, char* argv[])
     cmd.AddValue("cdf", "Flow-size CDF of the Poisson flows", cdfPath);
     cmd.AddValue("duration", "How long Poisson flows arrive", duration);
     cmd.AddValue("stream", "First random stream of the Poisson flows (with --RngRun)", stream);
-    cmd.AddValue("monitor",
-                 "Monitor the fabric (PFC log, queue and link sampling) and write "
-                 "PREFIX-pfc.csv, -queue.csv, -link.csv and -cnp.csv (rank 0)",
-                 monitor);
-    cmd.AddValue("monitor-interval", "Sampling interval of --monitor", monitorInterval);
-    cmd.AddValue("json", "Write the results as JSON to this file (rank 0)", json);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
+    cmd.AddMonitor(monitor, monitorInterval); // rank 0 writes the CSV files
+    cmd.AddJson(json);
     cmd.Parse(argc, argv);
+    const RoceCcHelper ccChoice = RoceCli::MakeCongestionControl(cc, dcqcnPreset);
+    cc = ccChoice.GetAlgorithm();
 
     const uint64_t size = ParseBytes("size", sizeText);
     const uint64_t permutation =
@@ -190,7 +187,7 @@ main(int argc, char* argv[])
     zoneHelper.SetLinkRate(ParseRate("rate", rate));
     zoneHelper.SetLinkDelay(RoceAiZoneHelper::CTSW, ParseTime("ctsw-delay", ctswDelay));
     zoneHelper.SetPartition(partition);
-    RoceExampleArgs::SetZoneCongestionControl(zoneHelper, cc);
+    ccChoice.Configure(zoneHelper);
     const auto wallStart = std::chrono::steady_clock::now();
     RoceAiZone zone = zoneHelper.Build();
     ROCE_ERROR_IF(routes != "zone" && routes != "bfs",
@@ -280,7 +277,7 @@ main(int argc, char* argv[])
     Ptr<RoceMonitor> mon;
     if (!monitor.empty())
     {
-        const Time interval = ParsePositiveTime("monitor-interval", monitorInterval);
+        const Time interval = ParsePositiveTime("sample", monitorInterval);
         mon = CreateObject<RoceMonitor>();
         mon->EnablePfcLog();
         mon->EnableQueueSampling(interval);

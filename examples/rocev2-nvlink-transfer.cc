@@ -15,10 +15,9 @@
  * sent and received; exits 1 if a transfer ends outside [formula, formula +
  * 1 ns) (the simulator's tick) or a byte count differs from the formula.
  */
-#include "rocev2-example-args.h"
-
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <algorithm>
@@ -27,32 +26,31 @@
 #include <vector>
 
 using namespace ns3;
-using namespace ns3::RoceExampleArgs;
+using namespace ns3::RoceCli;
 
 int
 main(int argc, char* argv[])
 {
-    RoceExampleArgs::UseFastScheduler();
+    RoceCli::UseFastScheduler();
     uint32_t gpus = 8;
     std::string pattern = "all-to-all";
     std::string sizeText = "1MB";
     std::string rateText = "3600Gbps";
     std::string latencyText = "1us";
 
-    CommandLine cmd(__FILE__);
+    RoceCommandLine cmd(__FILE__);
     cmd.AddValue("gpus", "GPUs in the server (NGpus)", gpus);
     cmd.AddValue("pattern", "all-to-all or ring", pattern);
     cmd.AddValue("size", "Bytes per transfer (e.g. 1MB, 4MiB)", sizeText);
-    cmd.AddValue("rate", "Per-GPU, per-direction NVLink rate (DataRate)", rateText);
+    cmd.AddValue("nvlink-rate", "Per-GPU, per-direction NVLink rate (DataRate)", rateText);
     cmd.AddValue("latency", "First-byte latency of a transfer (Latency)", latencyText);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(pattern != "all-to-all" && pattern != "ring",
                   "--pattern=" << pattern << " is not all-to-all or ring");
     const uint64_t bytes = ParseBytes("size", sizeText);
     // A zero rate or GPU count reaches the model, which refuses it by name.
-    const DataRate rate = ParseRateOrZero("rate", rateText);
+    const DataRate rate = ParseRateOrZero("nvlink-rate", rateText);
     const Time latency = ParseTime("latency", latencyText);
 
     Ptr<Node> server = CreateObject<Node>();

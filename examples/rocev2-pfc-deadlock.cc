@@ -39,10 +39,9 @@
  * persists (a stall the detector missed), if a deadlock persists with the
  * watchdog on, or if, with every flow complete, a switch buffer did not drain.
  */
-#include "rocev2-example-args.h"
-
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <iomanip>
@@ -50,12 +49,12 @@
 #include <sstream>
 
 using namespace ns3;
-using namespace ns3::RoceExampleArgs;
+using namespace ns3::RoceCli;
 
 int
 main(int argc, char* argv[])
 {
-    RoceExampleArgs::UseFastScheduler();
+    RoceCli::UseFastScheduler();
     uint32_t nSwitches = 4;
     uint32_t hops = 2;
     std::string sizeText = "1MB";
@@ -72,12 +71,12 @@ main(int argc, char* argv[])
     std::string endText = "50ms";
     uint32_t maxEvents = 20;
 
-    CommandLine cmd(__FILE__);
+    RoceCommandLine cmd(__FILE__);
     cmd.AddValue("switches", "Switches in the ring (one host each), at least 3", nSwitches);
     cmd.AddValue("hops", "Each host writes to the host this many switches clockwise", hops);
     cmd.AddValue("size", "Bytes each host writes (e.g. 1000000, 1MB)", sizeText);
-    cmd.AddValue("rate", "Rate of every link", rate);
-    cmd.AddValue("delay", "Propagation delay of every link", delay);
+    cmd.AddRate(rate);
+    cmd.AddDelay(delay);
     cmd.AddValue("buffer", "Buffer of each switch (e.g. 300KB)", bufferText);
     cmd.AddValue("watchdog", "PFC watchdog on every switch port (1) or off (0)", watchdog);
     cmd.AddValue("timeout", "Watchdog: pause with frames that fires it", timeoutText);
@@ -88,7 +87,6 @@ main(int argc, char* argv[])
     cmd.AddValue("rto", "Retransmission timeout of the queue pairs", rtoText);
     cmd.AddValue("end", "Stop the run at this time", endText);
     cmd.AddValue("events", "Print at most this many watchdog events", maxEvents);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(nSwitches < 3, "--switches=" << nSwitches << " must be at least 3");
@@ -244,7 +242,7 @@ main(int argc, char* argv[])
     // One last look at the fabric as the run ends.
     detector->Check();
     // The watchdog's drops are what a PFC storm or deadlock costs: faults.
-    const RoceInvariantReport invariants = RoceExampleArgs::CheckInvariants(watchdog, std::cout);
+    const RoceInvariantReport invariants = RoceCli::CheckInvariants(watchdog, std::cout);
 
     RoceFabricStats stats = RoceFabricStats::Collect();
     uint32_t completed = 0;

@@ -11,10 +11,9 @@
  * Prints a summary, optionally writes JSON with goodput_gbps, bytes_delivered,
  * retransmits, timeouts and fct_us, and exits 1 if any byte is missing.
  */
-#include "rocev2-example-args.h"
-
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <fstream>
@@ -22,12 +21,12 @@
 #include <iostream>
 
 using namespace ns3;
-using namespace ns3::RoceExampleArgs;
+using namespace ns3::RoceCli;
 
 int
 main(int argc, char* argv[])
 {
-    RoceExampleArgs::UseFastScheduler();
+    RoceCli::UseFastScheduler();
     std::string rate = "100Gbps";
     std::string delay = "1us";
     uint32_t mtu = 1024;
@@ -41,10 +40,10 @@ main(int argc, char* argv[])
     std::string pcap;
     std::string json;
 
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("rate", "Link rate", rate);
-    cmd.AddValue("delay", "Link propagation delay", delay);
-    cmd.AddValue("mtu", "RoCE payload MTU in bytes (256..9000)", mtu);
+    RoceCommandLine cmd(__FILE__);
+    cmd.AddRate(rate);
+    cmd.AddDelay(delay);
+    cmd.AddMtu(mtu);
     cmd.AddValue("size", "Bytes to WRITE (e.g. 10000000, 10MB)", sizeText);
     cmd.AddValue("qps", "Queue pairs the message is split over", qps);
     cmd.AddValue("error-rate",
@@ -60,8 +59,7 @@ main(int argc, char* argv[])
                  "Create the QPs towards this IPv4 address instead of host 1's NIC",
                  remote);
     cmd.AddValue("pcap", "Write pcap files with this prefix", pcap);
-    cmd.AddValue("json", "Write results as JSON to this file", json);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
+    cmd.AddJson(json);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(qps == 0, "--qps must be at least 1");
@@ -119,8 +117,7 @@ main(int argc, char* argv[])
     }
 
     Simulator::Run();
-    const RoceInvariantReport invariants =
-        RoceExampleArgs::CheckInvariants(errorRate > 0, std::cout);
+    const RoceInvariantReport invariants = RoceCli::CheckInvariants(errorRate > 0, std::cout);
 
     uint64_t delivered = 0;
     uint64_t retransmits = 0;
@@ -157,7 +154,7 @@ main(int argc, char* argv[])
             << "  \"retransmits\": " << retransmits << ",\n"
             << "  \"timeouts\": " << timeouts << ",\n"
             << "  \"failed_messages\": " << failed;
-        RoceExampleArgs::CloseJson(out, invariants);
+        RoceCli::CloseJson(out, invariants);
     }
     Simulator::Destroy();
     return (delivered == size && failed == 0 && invariants.Ok()) ? 0 : 1;

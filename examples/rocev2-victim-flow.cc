@@ -33,10 +33,9 @@
  * received. The program exits 1 if a byte is missing, a lossless class
  * dropped, a pause is still held at the end, or a buffer did not drain.
  */
-#include "rocev2-example-args.h"
-
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <fstream>
@@ -44,7 +43,7 @@
 #include <iostream>
 
 using namespace ns3;
-using namespace ns3::RoceExampleArgs;
+using namespace ns3::RoceCli;
 
 /// PFC counters of one switch, all ports and priorities.
 struct SwitchPfc
@@ -85,7 +84,7 @@ CollectPfc(Ptr<Node> node, const std::string& name)
 int
 main(int argc, char* argv[])
 {
-    RoceExampleArgs::UseFastScheduler();
+    RoceCli::UseFastScheduler();
     uint32_t senders = 1;
     uint32_t localSenders = 2;
     std::string sizeText = "4000000";
@@ -95,12 +94,12 @@ main(int argc, char* argv[])
     std::string delay = "1us";
     uint32_t mtu = 1024;
     double bufferMb = 4;
-    std::string cc = "none";
+    std::string cc;
     std::string preset;
     std::string warmupText = "500us";
     std::string json;
 
-    CommandLine cmd(__FILE__);
+    RoceCommandLine cmd(__FILE__);
     cmd.AddValue("senders", "Incast senders on leaf 0 and on leaf 1 (each)", senders);
     cmd.AddValue("victim-leaf-senders",
                  "Incast senders on the victim's leaf 2 (at least 1: the victim shares its "
@@ -110,19 +109,14 @@ main(int argc, char* argv[])
     cmd.AddValue("victim-size",
                  "Bytes the victim WRITEs (it must outlast the incast)",
                  victimSizeText);
-    cmd.AddValue("rate", "Rate of the host links", rate);
+    cmd.AddRate(rate);
     cmd.AddValue("fabric-rate", "Rate of the leaf-spine links", fabricRate);
-    cmd.AddValue("delay", "Propagation delay of every link", delay);
-    cmd.AddValue("mtu", "RoCE payload MTU in bytes", mtu);
+    cmd.AddDelay(delay);
+    cmd.AddMtu(mtu);
     cmd.AddValue("buffer", "Buffer of each switch in MB", bufferMb);
-    cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely, dctcp", cc);
-    cmd.AddValue("dcqcn-preset",
-                 "DCQCN parameter set with its switch ECN: paper-2015, nvidia-cx, hpcc-sim "
-                 "(implies --cc=dcqcn; --cc=dcqcn alone uses nvidia-cx)",
-                 preset);
+    cmd.AddCongestionControl(cc, preset);
     cmd.AddValue("warmup", "Start of the victim's measurement window", warmupText);
-    cmd.AddValue("json", "Write results as JSON to this file", json);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
+    cmd.AddJson(json);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(senders == 0, "--senders must be at least 1");
@@ -132,16 +126,9 @@ main(int argc, char* argv[])
     ROCE_ERROR_IF(!(bufferMb > 0), "--buffer=" << bufferMb << " must be > 0 MB");
     const uint64_t size = ParseBytes("size", sizeText);
     const uint64_t victimSize = ParseBytes("victim-size", victimSizeText);
-    if (!preset.empty())
-    {
-        ROCE_ERROR_IF(cc != "none" && cc != "dcqcn",
-                      "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
-        cc = "dcqcn";
-    }
-    else if (cc == "dcqcn")
-    {
-        preset = "nvidia-cx";
-    }
+    const RoceCcHelper ccChoice = RoceCli::MakeCongestionControl(cc, preset);
+    cc = ccChoice.GetAlgorithm();
+    preset = ccChoice.GetDcqcnPreset();
     Time warmup = ParseTime("warmup", warmupText);
     const DataRate linkRate = ParseRate("rate", rate);
     const DataRate fabricLinkRate = ParseRate("fabric-rate", fabricRate);
@@ -155,15 +142,7 @@ main(int argc, char* argv[])
         "BufferSize",
         QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, static_cast<uint32_t>(bufferMb * 1e6))));
     RoceHelper roce;
-    if (cc == "dcqcn")
-    {
-        roce.SetDcqcnPreset(preset);
-        switches.SetEcnForDcqcnPreset(preset);
-    }
-    else
-    {
-        roce.SetCongestionControl(cc);
-    }
+    ccChoice.Configure(roce, switches);
     switches.Install(spine);
     switches.Install(leaves);
     roce.SetDeviceAttribute("DataRate", DataRateValue(linkRate));
@@ -230,7 +209,7 @@ main(int argc, char* argv[])
     }
     Simulator::Schedule(warmup, [&]() { victimAtWarmup = victimRx->GetStats().bytesDelivered; });
     Simulator::Run();
-    const RoceInvariantReport invariants = RoceExampleArgs::CheckInvariants(false, std::cout);
+    const RoceInvariantReport invariants = RoceCli::CheckInvariants(false, std::cout);
 
     RoceFabricStats stats = RoceFabricStats::Collect();
     std::vector<SwitchPfc> pfc;
@@ -315,7 +294,7 @@ main(int argc, char* argv[])
         }
         out << "  ],\n";
         stats.WriteJsonMembers(out);
-        RoceExampleArgs::CloseJson(out, invariants);
+        RoceCli::CloseJson(out, invariants);
     }
     uint64_t expected = uint64_t(n) * size + victimSize;
     bool ok = invariants.Ok() && stats.bytesDelivered == expected && stats.drops == 0 &&

@@ -22,10 +22,9 @@
  * HPCC flow file. --fct writes the HPCC FCT file, --json the summary. The program exits 1 if a flow
  * did not complete or a lossless run dropped a packet.
  */
-#include "rocev2-example-args.h"
-
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/rocev2-module.h"
 
 #include <chrono>
@@ -33,12 +32,12 @@
 #include <iostream>
 
 using namespace ns3;
-using namespace ns3::RoceExampleArgs;
+using namespace ns3::RoceCli;
 
 int
 main(int argc, char* argv[])
 {
-    RoceExampleArgs::UseFastScheduler();
+    RoceCli::UseFastScheduler();
     uint32_t leaves = 4;
     uint32_t hostsPerLeaf = 4;
     uint32_t spines = 2;
@@ -50,7 +49,7 @@ main(int argc, char* argv[])
     double load = 0.3;
     std::string duration = "1ms";
     std::string sizeText = "1000000";
-    std::string cc = "none";
+    std::string cc;
     std::string preset;
     std::string fct;
     std::string json;
@@ -58,30 +57,28 @@ main(int argc, char* argv[])
     std::string flowsOut;
     uint32_t stream = 1;
 
-    CommandLine cmd(__FILE__);
+    RoceCommandLine cmd(__FILE__);
     cmd.AddValue("leaves", "Leaf switches", leaves);
     cmd.AddValue("hosts-per-leaf", "Hosts under each leaf", hostsPerLeaf);
     cmd.AddValue("spines", "Spine switches (each joined to every leaf)", spines);
     cmd.AddValue("host-rate", "Rate of the host links", hostRate);
     cmd.AddValue("fabric-rate", "Rate of the leaf-spine links", fabricRate);
-    cmd.AddValue("delay", "Propagation delay of every link", delay);
+    cmd.AddDelay(delay);
     cmd.AddValue("pattern", "poisson, incast or permutation", pattern);
     cmd.AddValue("cdf", "Flow-size CDF file (poisson)", cdfPath);
     cmd.AddValue("load", "Offered load per host, a fraction of --host-rate (poisson)", load);
     cmd.AddValue("duration", "How long flows arrive (poisson)", duration);
     cmd.AddValue("size", "Bytes per flow (incast, permutation)", sizeText);
-    cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely, dctcp", cc);
-    cmd.AddValue("dcqcn-preset", "DCQCN with a published parameter set (e.g. hpcc-sim)", preset);
+    cmd.AddCongestionControl(cc, preset);
     cmd.AddValue("stream", "First random stream of the workload (with --RngRun)", stream);
     cmd.AddValue("flows-out", "Write the flows as an HPCC flow file", flowsOut);
     cmd.AddValue("fct", "Write the HPCC FCT file", fct);
-    cmd.AddValue("json", "Write the summary as JSON", json);
-    cmd.AddValue("faults",
-                 "Fault file: link-down/up/flap, switch-down/up, link-loss, slow-receiver, "
-                 "pfc-storm (doc: Faults)",
-                 faults);
-    RoceExampleArgs::CheckAttributeFlags(argc, argv);
+    cmd.AddJson(json);
+    cmd.AddFaults(faults);
     cmd.Parse(argc, argv);
+    const RoceCcHelper ccChoice = RoceCli::MakeCongestionControl(cc, preset);
+    cc = ccChoice.GetAlgorithm();
+    preset = ccChoice.GetDcqcnPreset();
 
     ROCE_ERROR_IF(leaves < 1 || hostsPerLeaf < 1 || spines < 1,
                   "--leaves, --hosts-per-leaf and --spines must be at least 1");
@@ -135,7 +132,7 @@ main(int argc, char* argv[])
     NodeContainer hosts(nHosts);
     RoceSwitchHelper switches;
     RoceHelper roce;
-    SelectCongestionControl(roce, switches, cc, preset);
+    ccChoice.Configure(roce, switches);
     switches.Install(spineNodes);
     switches.Install(leafNodes);
     roce.SetChannelAttribute("Delay", TimeValue(linkDelay));
@@ -170,7 +167,7 @@ main(int argc, char* argv[])
     {
         faultHelper.AddName("host" + std::to_string(i), hosts.Get(i));
     }
-    RoceExampleArgs::LoadFaults(faultHelper, faults);
+    RoceCli::LoadFaults(faultHelper, faults);
 
     Ptr<RoceFctStats> stats = CreateObject<RoceFctStats>();
     stats->SetAllDoneCallback(Callback<void>([]() { Simulator::Stop(); }));
@@ -185,9 +182,8 @@ main(int argc, char* argv[])
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
     RoceFabricStats fabric = RoceFabricStats::Collect();
     stats->PrintTable(std::cout);
-    RoceExampleArgs::PrintFaults(faultHelper, std::cout);
-    const RoceInvariantReport invariants =
-        RoceExampleArgs::CheckInvariants(!faults.empty(), std::cout);
+    RoceCli::PrintFaults(faultHelper, std::cout);
+    const RoceInvariantReport invariants = RoceCli::CheckInvariants(!faults.empty(), std::cout);
     std::cout << "  slowdown = FCT / ideal FCT alone on the path; sim time "
               << Simulator::Now().GetMicroSeconds() << " us, drops " << fabric.drops
               << ", PFC pauses " << fabric.pfcPauseTx << "\n";
@@ -214,7 +210,7 @@ main(int argc, char* argv[])
         out << ",\n  \"events\": " << Simulator::GetEventCount() << ",\n"
             << "  \"sim_time_s\": " << Simulator::Now().GetSeconds() << ",\n"
             << "  \"wall_time_s\": " << wallSeconds;
-        RoceExampleArgs::CloseJson(out, invariants);
+        RoceCli::CloseJson(out, invariants);
     }
     // Faults (--faults) lose frames on purpose; the flows must still complete.
     bool ok = invariants.Ok() && stats->GetCompleted() == flows.size() &&

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * libFuzzer harness of the examples' command-line values: the parsers of
- * examples/rocev2-example-args.h (ParseRate, ParseRateOrZero, ParseTime,
+ * helper/cli/roce-command-line.h (ParseRate, ParseRateOrZero, ParseTime,
  * ParsePositiveTime, ParseBytes, and a comma-separated --sizes list as
  * rocev2-ai-zone-allreduce reads it), the comma-separated lists of string
  * attributes (RoceSpecList), and checked attribute values
@@ -16,10 +16,10 @@
  * and below 2^63.
  */
 
-#include "rocev2-example-args.h"
 #include "rocev2-fuzz-common.h"
 
 #include "ns3/object-factory.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/roce-spec-list.h"
 #include "ns3/string.h"
 #include "ns3/type-id.h"
@@ -36,7 +36,7 @@ void
 Rate(const std::string& flag, const std::string& value)
 {
     RoceFuzz::Accepts([&] {
-        const DataRate r = RoceExampleArgs::ParseRate(flag, value);
+        const DataRate r = RoceCli::ParseRate(flag, value);
         ROCE_FUZZ_CHECK(r.GetBitRate() > 0, "--" << flag << "=" << value);
     });
 }
@@ -45,7 +45,7 @@ Rate(const std::string& flag, const std::string& value)
 void
 RateOrZero(const std::string& flag, const std::string& value)
 {
-    RoceFuzz::Accepts([&] { RoceExampleArgs::ParseRateOrZero(flag, value); });
+    RoceFuzz::Accepts([&] { RoceCli::ParseRateOrZero(flag, value); });
 }
 
 /** \brief ParseTime, checked. \param flag the flag \param value its value */
@@ -53,7 +53,7 @@ void
 TimeOf(const std::string& flag, const std::string& value)
 {
     RoceFuzz::Accepts([&] {
-        const Time t = RoceExampleArgs::ParseTime(flag, value);
+        const Time t = RoceCli::ParseTime(flag, value);
         ROCE_FUZZ_CHECK(!t.IsStrictlyNegative(), "--" << flag << "=" << value << " gave " << t);
     });
 }
@@ -63,7 +63,7 @@ void
 PositiveTime(const std::string& flag, const std::string& value)
 {
     RoceFuzz::Accepts([&] {
-        const Time t = RoceExampleArgs::ParsePositiveTime(flag, value);
+        const Time t = RoceCli::ParsePositiveTime(flag, value);
         ROCE_FUZZ_CHECK(t.IsStrictlyPositive(), "--" << flag << "=" << value << " gave " << t);
     });
 }
@@ -73,7 +73,7 @@ void
 Bytes(const std::string& flag, const std::string& value)
 {
     RoceFuzz::Accepts([&] {
-        const uint64_t b = RoceExampleArgs::ParseBytes(flag, value);
+        const uint64_t b = RoceCli::ParseBytes(flag, value);
         ROCE_FUZZ_CHECK(b > 0 && b < (1ull << 63), "--" << flag << "=" << value << " gave " << b);
     });
 }

@@ -8,7 +8,9 @@
  */
 #include "roce-gtest-error.h"
 
+#include "ns3/roce-cc-dcqcn-preset.h"
 #include "ns3/roce-cc-dcqcn.h"
+#include "ns3/roce-cc-helper.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-switch-helper.h"
 
@@ -91,7 +93,8 @@ RoceDcqcnRpParams
 PresetParams(const std::string& preset)
 {
     RoceHelper roce;
-    roce.SetDcqcnPreset(preset);
+    RoceSwitchHelper switches;
+    RoceCcHelper("dcqcn", preset).Configure(roce, switches);
     Ptr<RoceCcDcqcn> cc = DynamicCast<RoceCcDcqcn>(roce.CreateCongestionControl());
     EXPECT_TRUE(cc);
     return cc->GetRpParams(DataRate(static_cast<uint64_t>(LINE)));
@@ -137,13 +140,11 @@ TEST(DcqcnPreset, ValuesMatchThePublishedSets)
 
 TEST(DcqcnPreset, UnknownNameIsFatal)
 {
-    RoceHelper roce;
     EXPECT_ROCE_ERROR(
-        roce.SetDcqcnPreset("paper-2016"),
+        RoceCcHelper("dcqcn", "paper-2016"),
         "unknown DCQCN preset 'paper-2016' \\(known: paper-2015, nvidia-cx, hpcc-sim\\)");
-    RoceSwitchHelper switches;
     EXPECT_ROCE_ERROR(
-        switches.SetEcnForDcqcnPreset("paper-2016"),
+        RoceDcqcnPreset::Get("paper-2016"),
         "unknown DCQCN preset 'paper-2016' \\(known: paper-2015, nvidia-cx, hpcc-sim\\)");
 }
 

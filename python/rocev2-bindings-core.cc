@@ -8,6 +8,7 @@
 
 #include "ns3/config.h"
 #include "ns3/core-module.h"
+#include "ns3/roce-cc-helper.h"
 #include "ns3/roce-collective-helper.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-gpu-placement.h"
@@ -228,16 +229,9 @@ BindCore(py::module_& m)
              })
         .def("set_congestion_control",
              [](RoceAiZoneHelper& h, const std::string& cc) {
-                 // As the examples' --cc: dcqcn with its NIC preset and ECN marking.
-                 if (cc == "dcqcn")
-                 {
-                     h.GetRoceHelper().SetDcqcnPreset("nvidia-cx");
-                     h.SetEcnForDcqcnPreset("nvidia-cx");
-                 }
-                 else
-                 {
-                     h.GetRoceHelper().SetCongestionControl(cc);
-                 }
+                 // As the examples' --cc: the NICs' algorithm and the switch
+                 // marking that goes with it (dcqcn: the nvidia-cx preset).
+                 RoceCcHelper(cc).Configure(h);
              })
         .def("set_nic_attribute",
              [](RoceAiZoneHelper& h, const std::string& name, const std::string& value) {

@@ -11,6 +11,7 @@
 #include "ns3/config.h"
 #include "ns3/core-module.h"
 #include "ns3/roce-chakra-replay-helper.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-fault-helper.h"
 #include "ns3/roce-hpcc-config.h"
@@ -352,6 +353,7 @@ BindRuns(py::module_& m)
            const std::string& flowPath,
            const std::string& configPath,
            const std::string& cc,
+           const std::string& dcqcnPreset,
            double load,
            const std::string& cdfPath,
            double duration,
@@ -366,14 +368,14 @@ BindRuns(py::module_& m)
                 config = RoceHpccConfig::Read(configPath);
                 config.Apply(roce, switches, topology);
             }
-            else if (cc == "dcqcn")
-            {
-                roce.SetDcqcnPreset("hpcc-sim");
-                switches.SetEcnForDcqcnPreset("hpcc-sim");
-            }
             else
             {
-                roce.SetCongestionControl(cc);
+                // As rocev2-hpcc-compat: with neither cc nor dcqcn_preset,
+                // the lineage's DCQCN (the hpcc-sim preset).
+                RoceCli::MakeCongestionControl(cc,
+                                               cc.empty() && dcqcnPreset.empty() ? "hpcc-sim"
+                                                                                 : dcqcnPreset)
+                    .Configure(roce, switches);
             }
             HpccScenario s;
             s.nodes = RoceHpccFormat::Build(topology,
@@ -427,7 +429,8 @@ BindRuns(py::module_& m)
         py::arg("topology"),
         py::arg("flows") = "",
         py::arg("config") = "",
-        py::arg("cc") = "dcqcn",
+        py::arg("cc") = "",
+        py::arg("dcqcn_preset") = "",
         py::arg("load") = 0.0,
         py::arg("cdf") = "",
         py::arg("duration") = 0.0,

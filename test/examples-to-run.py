@@ -32,7 +32,7 @@ cpp_examples = [
     ("rocev2-ai-zone-topology --fat-tree=4 --pairs=16", "True", "False"),
     ("rocev2-ai-zone-topology --gpus=256 --job=64 --placement=fragmented --pairs=16", "True", "False"),
     ("rocev2-nvlink-transfer --pattern=all-to-all --size=1MB", "True", "False"),
-    ("rocev2-nvlink-transfer --pattern=ring --gpus=4 --size=3MB --rate=2400Gbps", "True", "False"),
+    ("rocev2-nvlink-transfer --pattern=ring --gpus=4 --size=3MB --nvlink-rate=2400Gbps", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=16 --algo=tree --sizes=1M", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=16 --op=broadcast --algo=tree --sizes=1M", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=16 --algo=hd --sizes=1M", "True", "False"),

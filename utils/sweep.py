@@ -9,6 +9,8 @@
 A sweep file is JSON:
     {"example": "rocev2-incast",
      "grid": {"cc": ["none", "dcqcn"], "senders": [2, 3]},
+                                      (a value may be {"value": V, "args": [...]}:
+                                       --KEY=V and arguments of that value only)
      "seeds": 2,                      (a count, seeds 1..N, or a list of seeds)
      "args": ["--size=10000"],        (fixed arguments of every run)
      "metrics": ["drops", "pfc_pause_tx"],
@@ -115,11 +117,26 @@ def load_spec(path):
     if not isinstance(grid, dict):
         raise SweepError("%s: \"grid\" must be an object of lists" % path)
     spec["grid"] = []
+    spec["point_args"] = {}
     for k, vals in grid.items():
-        if not isinstance(vals, list) or not vals or \
-                not all(isinstance(v, (str, int, float)) for v in vals):
+        if not isinstance(vals, list) or not vals:
             raise SweepError("%s: grid \"%s\" must be a non-empty list of values" % (path, k))
-        spec["grid"].append((k, [value_text(v) for v in vals]))
+        texts = []
+        for v in vals:
+            if isinstance(v, dict):
+                # {"value": V, "args": [...]}: --KEY=V plus arguments of this value only.
+                if set(v) != {"value", "args"} or not isinstance(v["value"], (str, int, float)) \
+                        or not isinstance(v["args"], list) \
+                        or not all(isinstance(a, str) for a in v["args"]):
+                    raise SweepError("%s: grid \"%s\": an object value is {\"value\": V, "
+                                     "\"args\": [\"--FLAG=VALUE\", ...]}" % (path, k))
+                texts.append(value_text(v["value"]))
+                spec["point_args"][(k, texts[-1])] = list(v["args"])
+            elif isinstance(v, (str, int, float)):
+                texts.append(value_text(v))
+            else:
+                raise SweepError("%s: grid \"%s\" must be a non-empty list of values" % (path, k))
+        spec["grid"].append((k, texts))
     if "seeds" in doc:
         spec["seeds"] = parse_seeds(doc["seeds"], path)
     if "args" in doc:
@@ -165,7 +182,7 @@ def expand(grid, seeds):
     return [(p, s) for p in points for s in seeds]
 
 
-def command(exe, point, seed, args, outdir, outputs):
+def command(exe, point, seed, args, outdir, outputs, point_args=None):
     name = run_name(point, seed)
     base = os.path.join(outdir, "runs", name)
     subst = {k: v for k, v in point}
@@ -181,6 +198,8 @@ def command(exe, point, seed, args, outdir, outputs):
 
     cmd = [exe] + [fill(a) for a in args]
     cmd += ["--%s=%s" % (k, v) for k, v in point if k not in used]
+    for k, v in point:
+        cmd += (point_args or {}).get((k, v), [])
     cmd += ["--RngRun=%d" % seed, "--json=%s.json" % base]
     cmd += ["--%s=%s.%s" % (flag, base, suffix) for flag, suffix in sorted(outputs.items())]
     return name, base, cmd
@@ -509,7 +528,8 @@ def main(argv=None):
                              (exe, spec["example"]))
         out = a.out or "sweep-" + spec["example"]
         os.makedirs(os.path.join(out, "runs"), exist_ok=True)
-        planned = [(p, s) + command(exe, p, s, args, out, spec.get("outputs", {}))
+        planned = [(p, s) + command(exe, p, s, args, out, spec.get("outputs", {}),
+                                    spec.get("point_args", {}))
                 for p, s in expand(spec["grid"], seeds)]
     except SweepError as e:
         print("sweep: %s" % e, file=sys.stderr)

@@ -409,3 +409,22 @@ class SlowdownFigures(TempFiles):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SweepGridValues(TempFiles):
+    def test_object_value_adds_its_own_arguments(self):
+        path = self.write("s.json", '{"example": "rocev2-hpcc-compat", "grid": {"cc": '
+                          '[{"value": "dcqcn", "args": ["--dcqcn-preset=hpcc-sim"]}, "hpcc"]}}')
+        spec = sweep.load_spec(path)
+        self.assertEqual(spec["grid"], [("cc", ["dcqcn", "hpcc"])])
+        cmds = {p[0][1]: sweep.command("x", p, 1, [], self.tmp.name, {}, spec["point_args"])[2]
+                for p, _ in sweep.expand(spec["grid"], [1])}
+        self.assertEqual(cmds["dcqcn"][1:3], ["--cc=dcqcn", "--dcqcn-preset=hpcc-sim"])
+        self.assertEqual(cmds["hpcc"][1:2], ["--cc=hpcc"])
+        self.assertFalse(any(a.startswith("--dcqcn-preset") for a in cmds["hpcc"]))
+
+    def test_malformed_object_value_is_refused(self):
+        path = self.write("t.json", '{"example": "e", "grid": {"cc": [{"value": "dcqcn"}]}}')
+        with self.assertRaises(sweep.SweepError) as cm:
+            sweep.load_spec(path)
+        self.assertIn('an object value is {"value": V, "args"', str(cm.exception))

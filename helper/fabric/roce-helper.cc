@@ -75,7 +75,7 @@ void
 RoceHelper::SetCongestionControl(const std::string& name)
 {
     m_ccFactory = ObjectFactory();
-    m_ccFactory.SetTypeId(CongestionControlByName(name));
+    m_ccFactory.SetTypeId(RoceCongestionOps::LookupByName(name));
 }
 
 void
@@ -95,81 +95,6 @@ RoceHelper::SetCongestionControlAttribute(std::string name, const AttributeValue
     RoceSetFactoryAttribute(m_ccFactory, name, value);
 }
 
-namespace
-{
-
-/** One named DCQCN parameter set and the switch ECN that goes with it. */
-struct DcqcnPreset
-{
-    const char* name;                                     //!< preset name
-    std::vector<std::pair<const char*, const char*>> cc;  //!< RoceCcDcqcn attrs
-    std::vector<std::pair<const char*, const char*>> ecn; //!< RoceEgressQueueDisc attrs
-};
-
-const std::vector<DcqcnPreset>&
-DcqcnPresets()
-{
-    static const std::vector<DcqcnPreset> presets = {
-        {"paper-2015",
-         {{"G", "0.00390625"},
-          {"InitialAlpha", "1"},
-          {"AlphaUpdateInterval", "55us"},
-          {"RateIncreaseTimer", "55us"},
-          {"ByteCounter", "10000000"},
-          {"FastRecoveryStages", "5"},
-          {"RateAi", "40Mbps"},
-          {"RateHai", "400Mbps"},
-          {"MinRate", "1Mbps"},
-          {"MinDecreaseFactor", "0"},
-          {"ClampTargetRate", "true"},
-          {"RateDecreasePeriod", "0s"},
-          {"CnpInterval", "50us"}},
-         {{"EcnKmin", "5KB"},
-          {"EcnKmax", "200KB"},
-          {"EcnPmax", "0.01"},
-          {"EcnThresholdRate", "0bps"}}},
-        {"nvidia-cx",
-         {{"G", "0.0048828125"}, // dce_tcp_g 1019 of 1024: g = 5/1024
-          {"InitialAlpha", "1"},
-          {"AlphaUpdateInterval", "1us"},
-          {"RateIncreaseTimer", "300us"},
-          {"ByteCounter", "0"},
-          {"FastRecoveryStages", "1"},
-          {"RateAi", "5Mbps"},
-          {"RateHai", "50Mbps"},
-          {"MinRate", "1Mbps"},
-          {"MinDecreaseFactor", "0.5"},
-          {"ClampTargetRate", "false"},
-          {"RateDecreasePeriod", "4us"},
-          {"CnpInterval", "4us"}},
-         {{"EcnKmin", "150KB"},
-          {"EcnKmax", "1500KB"},
-          {"EcnPmax", "1"},
-          {"EcnThresholdRate", "0bps"}}},
-        {"hpcc-sim",
-         {{"G", "0.00390625"},
-          {"InitialAlpha", "1"},
-          {"AlphaUpdateInterval", "1us"},
-          {"RateIncreaseTimer", "900us"},
-          {"ByteCounter", "0"},
-          {"FastRecoveryStages", "1"},
-          {"RateAi", "50Mbps"},
-          {"RateHai", "100Mbps"},
-          {"MinRate", "100Mbps"},
-          {"MinDecreaseFactor", "0"},
-          {"ClampTargetRate", "false"},
-          {"RateDecreasePeriod", "4us"},
-          {"CnpInterval", "0s"}},
-         {{"EcnKmin", "100KB"},
-          {"EcnKmax", "400KB"},
-          {"EcnPmax", "0.2"},
-          {"EcnThresholdRate", "25Gbps"}}},
-    };
-    return presets;
-}
-
-} // namespace
-
 Ptr<RoceCongestionOps>
 RoceHelper::CreateCongestionControl() const
 {
@@ -178,64 +103,6 @@ RoceHelper::CreateCongestionControl() const
         return nullptr;
     }
     return m_ccFactory.Create<RoceCongestionOps>();
-}
-
-std::vector<std::string>
-RoceHelper::GetDcqcnPresetNames()
-{
-    std::vector<std::string> names;
-    for (const auto& p : DcqcnPresets())
-    {
-        names.emplace_back(p.name);
-    }
-    return names;
-}
-
-namespace
-{
-
-/** \param preset a preset name \return its entry; unknown names are fatal */
-const DcqcnPreset&
-FindDcqcnPreset(const std::string& preset)
-{
-    for (const auto& p : DcqcnPresets())
-    {
-        if (preset == p.name)
-        {
-            return p;
-        }
-    }
-    std::string known;
-    for (const auto& name : RoceHelper::GetDcqcnPresetNames())
-    {
-        known += (known.empty() ? "" : ", ") + name;
-    }
-    ROCE_ERROR("unknown DCQCN preset '" << preset << "' (known: " << known << ")");
-    return DcqcnPresets().front();
-}
-
-} // namespace
-
-void
-RoceHelper::SetDcqcnPreset(const std::string& preset)
-{
-    const DcqcnPreset& p = FindDcqcnPreset(preset);
-    SetCongestionControl("dcqcn");
-    for (const auto& [name, value] : p.cc)
-    {
-        m_ccFactory.Set(name, StringValue(value));
-    }
-}
-
-std::vector<std::pair<std::string, std::string>>
-RoceHelper::GetDcqcnPresetEcn(const std::string& preset)
-{
-    std::vector<std::pair<std::string, std::string>> ecn;
-    for (const auto& [name, value] : FindDcqcnPreset(preset).ecn)
-    {
-        ecn.emplace_back(name, value);
-    }
-    return ecn;
 }
 
 void
@@ -487,36 +354,6 @@ RoceHelper::FindNic(Ipv4Address address)
     }
     it = index.find(address.Get());
     return it == index.end() ? nullptr : NicAt(it->second, address);
-}
-
-TypeId
-RoceHelper::CongestionControlByName(const std::string& name)
-{
-    static const std::vector<std::pair<std::string, std::string>> shortNames = {
-        {"none", "ns3::RoceCcNone"},
-        {"dcqcn", "ns3::RoceCcDcqcn"},
-        {"hpcc", "ns3::RoceCcHpcc"},
-        {"timely", "ns3::RoceCcTimely"},
-        {"dctcp", "ns3::RoceCcDctcp"},
-    };
-    std::string known;
-    for (const auto& [shortName, typeName] : shortNames)
-    {
-        if (name == shortName)
-        {
-            return TypeId::LookupByName(typeName);
-        }
-        known += (known.empty() ? "" : ", ") + shortName;
-    }
-    TypeId tid;
-    if (TypeId::LookupByNameFailSafe(name, &tid) &&
-        tid.IsChildOf(TypeId::LookupByName("ns3::RoceCongestionOps")))
-    {
-        return tid;
-    }
-    ROCE_ERROR("unknown congestion control '" << name << "' (known: " << known
-                                              << ", or a RoceCongestionOps TypeId name)");
-    return TypeId();
 }
 
 void

@@ -66,6 +66,11 @@ class RoceHelper : public PcapHelperForDevice
      * gives its queue pairs.
      * \param name a short name (none, dcqcn, hpcc, timely, dctcp) or a
      *        RoceCongestionOps TypeId name; unknown names are fatal
+     *
+     * This is the NIC half of a choice only, with the algorithm's own
+     * attribute defaults. RoceCcHelper applies a whole choice: the NICs'
+     * algorithm and parameters (a DCQCN preset) and the switches' marking
+     * that goes with them.
      */
     void SetCongestionControl(const std::string& name);
 
@@ -77,41 +82,11 @@ class RoceHelper : public PcapHelperForDevice
     void SetCongestionControlAttribute(std::string name, const AttributeValue& value);
 
     /**
-     * \brief Select DCQCN with a published parameter set for every NIC
-     * installed from now on.
-     *
-     * - paper-2015: Zhu et al. (SIGCOMM'15).
-     * - nvidia-cx: ConnectX firmware defaults (their switch ECN is NVIDIA's
-     *   RoCE lossless mode, 150 KB / 1500 KB).
-     * - hpcc-sim: the values of the HPCC paper's simulator, whose results
-     *   this preset reproduces.
-     *
-     * Each preset comes with the switch ECN marking it was published with;
-     * RoceSwitchHelper::SetEcnForDcqcnPreset(preset) gives it to the
-     * switches. Call both before Install(). The values are in doc/rocev2.rst.
-     * \param preset the preset name; unknown names are fatal
-     */
-    void SetDcqcnPreset(const std::string& preset);
-
-    /**
-     * \brief The switch side of a DCQCN preset: the RoceEgressQueueDisc
-     * attributes (EcnKmin, EcnKmax, EcnPmax, EcnThresholdRate) it was
-     * published with. RoceSwitchHelper::SetEcnForDcqcnPreset applies them.
-     * \param preset the preset name; unknown names are fatal
-     * \return (attribute name, value) pairs
-     */
-    static std::vector<std::pair<std::string, std::string>> GetDcqcnPresetEcn(
-        const std::string& preset);
-
-    /**
      * \return a congestion-control object configured as SetCongestionControl,
-     * SetCongestionControlAttribute and SetDcqcnPreset said (the prototype
+     * and SetCongestionControlAttribute said (the prototype
      * each installed NIC gets), or nullptr if none was selected
      */
     Ptr<RoceCongestionOps> CreateCongestionControl() const;
-
-    /** \return the DCQCN preset names */
-    static std::vector<std::string> GetDcqcnPresetNames();
 
     /**
      * \brief Set an attribute of the queue pairs CreateQp makes (RoceQueuePair,
@@ -196,15 +171,6 @@ class RoceHelper : public PcapHelperForDevice
      * \return the NIC that owns it, or nullptr
      */
     static Ptr<RoceNetDevice> FindNic(Ipv4Address address);
-
-    /**
-     * \brief Resolve a congestion-control name as users type it on a command
-     * line ("none", or a full TypeId name such as "ns3::RoceCcNone").
-     * Aborts with the list of known names if the name is unknown.
-     * \param name the name
-     * \return the TypeId, a subclass of RoceCongestionOps
-     */
-    static TypeId CongestionControlByName(const std::string& name);
 
   private:
     /**

@@ -62,16 +62,6 @@ RoceSwitchHelper::SetEcnStepMarking(QueueSize k, DataRate atRate)
     m_qdiscFactory.Set("EcnThresholdRate", DataRateValue(atRate));
 }
 
-void
-RoceSwitchHelper::SetEcnForDcqcnPreset(const std::string& preset)
-{
-    for (const auto& [name, value] : RoceHelper::GetDcqcnPresetEcn(preset))
-    {
-        m_qdiscFactory.Set(name, StringValue(value));
-    }
-    m_qdiscFactory.Set("EcnEnabled", BooleanValue(true));
-}
-
 Ptr<RoceSwitch>
 RoceSwitchHelper::Install(Ptr<Node> node)
 {

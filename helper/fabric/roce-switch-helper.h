@@ -62,14 +62,6 @@ class RoceSwitchHelper
     void SetEcnStepMarking(QueueSize k, DataRate atRate);
 
     /**
-     * \brief The switch side of a DCQCN preset (see RoceHelper::SetDcqcnPreset):
-     * ECN marking on, with the thresholds and probability the preset was
-     * published with, on every egress queue disc installed from now on.
-     * \param preset the preset name; unknown names are fatal
-     */
-    void SetEcnForDcqcnPreset(const std::string& preset);
-
-    /**
      * \brief Make a node a switch.
      * \param node the node
      * \return the switch

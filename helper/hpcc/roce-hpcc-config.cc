@@ -12,6 +12,7 @@
 #include "ns3/enum.h"
 #include "ns3/node-list.h"
 #include "ns3/queue-size.h"
+#include "ns3/roce-cc-helper.h"
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-helper.h"
@@ -469,7 +470,7 @@ RoceHpccConfig::Apply(RoceHelper& roce,
     switch (ccMode)
     {
     case 1:
-        roce.SetDcqcnPreset("hpcc-sim");
+        RoceCcHelper("dcqcn", "hpcc-sim").Configure(roce, switches);
         for (const auto& [key, attr] : std::vector<std::pair<std::string, std::string>>{
                  {"RP_TIMER", "RateIncreaseTimer"},
                  {"ALPHA_RESUME_INTERVAL", "AlphaUpdateInterval"},
@@ -506,7 +507,7 @@ RoceHpccConfig::Apply(RoceHelper& roce,
         }
         break;
     case 3:
-        roce.SetCongestionControl("hpcc");
+        RoceCcHelper("hpcc").Configure(roce, switches);
         roce.SetCongestionControlAttribute("BaseRtt", TimeValue(maxRtt));
         if (Has("U_TARGET"))
         {
@@ -532,7 +533,7 @@ RoceHpccConfig::Apply(RoceHelper& roce,
         }
         break;
     case 7: {
-        roce.SetCongestionControl("timely");
+        RoceCcHelper("timely").Configure(roce, switches);
         roce.SetCongestionControlAttribute("BaseRtt", TimeValue(maxRtt));
         const DataRate ai = RateOf("RATE_AI", DataRate("10Mbps"));
         if (Has("RATE_AI"))
@@ -555,7 +556,7 @@ RoceHpccConfig::Apply(RoceHelper& roce,
         break;
     }
     case 8:
-        roce.SetCongestionControl("dctcp");
+        RoceCcHelper("dctcp").Configure(roce, switches);
         roce.SetCongestionControlAttribute("BaseRtt", TimeValue(maxRtt));
         if (Has("EWMA_GAIN"))
         {

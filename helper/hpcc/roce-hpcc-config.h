@@ -28,7 +28,7 @@ class RoceSwitchHelper;
  *
  * A config file has one `KEY value...` per line (blank lines and text after
  * `#` are skipped). Keys absent keep the DCQCN `hpcc-sim` preset (see
- * RoceHelper::SetDcqcnPreset) and the module's defaults. The keys and what
+ * RoceCcHelper) and the module's defaults. The keys and what
  * they set are in doc/rocev2.rst, "HPCC-lineage config files"; in short:
  *
  * - files: TOPOLOGY_FILE, FLOW_FILE, FCT_OUTPUT_FILE, PFC_OUTPUT_FILE,

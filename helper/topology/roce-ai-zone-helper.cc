@@ -204,13 +204,11 @@ RoceAiZoneHelper::SetSwitchAttribute(std::string name, const AttributeValue& val
     }
 }
 
-void
-RoceAiZoneHelper::SetEcnForDcqcnPreset(const std::string& preset)
+RoceSwitchHelper&
+RoceAiZoneHelper::GetSwitchHelper(Tier tier)
 {
-    for (auto& s : m_switch)
-    {
-        s.SetEcnForDcqcnPreset(preset);
-    }
+    ROCE_ERROR_IF(tier > ATSW, "RoceAiZoneHelper: no switch tier " << tier);
+    return m_switch[tier];
 }
 
 void

@@ -141,12 +141,6 @@ class RoceAiZoneHelper
      */
     void SetSwitchAttribute(std::string name, const AttributeValue& value);
     /**
-     * \brief Give every switch the ECN marking of a DCQCN preset (set the
-     * NICs' with GetRoceHelper().SetDcqcnPreset(preset)).
-     * \param preset the preset name (RoceHelper::GetDcqcnPresetNames())
-     */
-    void SetEcnForDcqcnPreset(const std::string& preset);
-    /**
      * \brief Set a RoceNvlinkDomain attribute (DataRate, Latency) of every
      * server's scale-up domain.
      * \param name attribute \param value value
@@ -159,6 +153,13 @@ class RoceAiZoneHelper
      * \return the helper
      */
     RoceHelper& GetRoceHelper();
+    /**
+     * \param tier RTSW, CTSW or ATSW
+     * \return the helper that makes that tier's switches, for settings this
+     *         helper has no call for (RoceCcHelper::Configure sets the ECN
+     *         marking of every tier through it)
+     */
+    RoceSwitchHelper& GetSwitchHelper(Tier tier);
 
     /**
      * \brief Check the parameters (aborting with the name and value of a bad

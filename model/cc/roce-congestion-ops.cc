@@ -68,6 +68,58 @@ class RoceRateTraceAccessor : public TraceSourceAccessor
     Ptr<const TraceSourceAccessor> m_inner; //!< the TracedValue's accessor
 };
 
+namespace
+{
+
+/** \return (short name, TypeId name) of the module's congestion controls */
+const std::vector<std::pair<std::string, std::string>>&
+ShortNames()
+{
+    static const std::vector<std::pair<std::string, std::string>> names = {
+        {"none", "ns3::RoceCcNone"},
+        {"dcqcn", "ns3::RoceCcDcqcn"},
+        {"hpcc", "ns3::RoceCcHpcc"},
+        {"timely", "ns3::RoceCcTimely"},
+        {"dctcp", "ns3::RoceCcDctcp"},
+    };
+    return names;
+}
+
+} // namespace
+
+TypeId
+RoceCongestionOps::LookupByName(const std::string& name)
+{
+    std::string known;
+    for (const auto& [shortName, typeName] : ShortNames())
+    {
+        if (name == shortName)
+        {
+            return TypeId::LookupByName(typeName);
+        }
+        known += (known.empty() ? "" : ", ") + shortName;
+    }
+    TypeId tid;
+    if (TypeId::LookupByNameFailSafe(name, &tid) && tid.IsChildOf(GetTypeId()))
+    {
+        return tid;
+    }
+    ROCE_ERROR("unknown congestion control '" << name << "' (known: " << known
+                                              << ", or a RoceCongestionOps TypeId name)");
+    return TypeId();
+}
+
+std::vector<std::string>
+RoceCongestionOps::GetShortNames()
+{
+    std::vector<std::string> names;
+    for (const auto& [shortName, typeName] : ShortNames())
+    {
+        names.push_back(shortName);
+    }
+    return names;
+}
+
 TypeId
 RoceCongestionOps::GetTypeId()
 {

@@ -93,6 +93,18 @@ class RoceCongestionOps : public Object
      */
     static TypeId GetTypeId();
 
+    /**
+     * \brief Resolve a congestion-control name as users type it on a command
+     * line: a short name (GetShortNames) or a RoceCongestionOps TypeId name
+     * such as "ns3::RoceCcNone".
+     * \param name the name
+     * \return the TypeId, a subclass of RoceCongestionOps; a RoceError naming
+     *         the known names if the name is unknown
+     */
+    static TypeId LookupByName(const std::string& name);
+    /** \return the short names: none, dcqcn, hpcc, timely, dctcp */
+    static std::vector<std::string> GetShortNames();
+
     RoceCongestionOps();
     /**
      * \brief Copy constructor, used by Fork().

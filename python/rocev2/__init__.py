@@ -358,12 +358,14 @@ def invariants(faults=False):
 
 class HpccScenario:
     """An HPCC-format scenario: a topology file, and a flow file or Poisson
-    flows (load, cdf, duration), with a config.txt or a congestion control."""
+    flows (load, cdf, duration), with a config.txt or a congestion control:
+    cc and dcqcn_preset as rocev2-hpcc-compat's --cc and --dcqcn-preset
+    (neither: DCQCN with the hpcc-sim preset)."""
 
-    def __init__(self, topology, flows="", config="", cc="dcqcn", load=0.0, cdf="",
-                 duration=0.0, stream=1):
-        self._s = _native.hpcc_scenario(topology, flows, config, cc, float(load), cdf,
-                                        float(duration), stream)
+    def __init__(self, topology, flows="", config="", cc="", load=0.0, cdf="",
+                 duration=0.0, stream=1, dcqcn_preset=""):
+        self._s = _native.hpcc_scenario(topology, flows, config, cc, dcqcn_preset, float(load),
+                                        cdf, float(duration), stream)
 
     @property
     def n_flows(self):

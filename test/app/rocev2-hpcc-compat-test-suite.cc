@@ -9,6 +9,7 @@
  * the two runs must agree to the nanosecond whatever the congestion control.
  */
 #include "ns3/node-container.h"
+#include "ns3/roce-cc-helper.h"
 #include "ns3/roce-fct-stats.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-hpcc-format.h"
@@ -230,8 +231,7 @@ class HpccFatTreeTestCase : public TestCase
             RoceHpccFormat::ReadTopology(RepoFile("data/hpcc-format/fat-tree-320.txt"));
         RoceHelper roce;
         RoceSwitchHelper switches;
-        roce.SetDcqcnPreset("hpcc-sim");
-        switches.SetEcnForDcqcnPreset("hpcc-sim");
+        RoceCcHelper("dcqcn", "hpcc-sim").Configure(roce, switches);
         roce.SetNicAttribute("PayloadMtu", UintegerValue(1000));
         NodeContainer nodes = RoceHpccFormat::Build(t, roce, switches);
         RoceSwitchHelper::AssignStreams(1);

@@ -9,6 +9,7 @@
 #include "ns3/boolean.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-ai-zone-helper.h"
+#include "ns3/roce-cc-helper.h"
 #include "ns3/roce-collective-app.h"
 #include "ns3/roce-collective-helper.h"
 #include "ns3/roce-gpu-placement.h"
@@ -60,8 +61,7 @@ BusBw(const MetaRun& r)
     zone.SetCtsws(std::min<uint32_t>(16, r.uplinks));
     if (r.cc == "dcqcn")
     {
-        zone.GetRoceHelper().SetDcqcnPreset("nvidia-cx");
-        zone.SetEcnForDcqcnPreset("nvidia-cx");
+        RoceCcHelper("dcqcn", "nvidia-cx").Configure(zone);
     }
     else
     {

@@ -9,6 +9,7 @@
 #include "ns3/node-container.h"
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-cc-dcqcn.h"
+#include "ns3/roce-cc-helper.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-pfc-net-device.h"
@@ -166,8 +167,7 @@ std::function<void(RoceHelper&, RoceSwitchHelper&)>
 Preset(const std::string& name)
 {
     return [name](RoceHelper& roce, RoceSwitchHelper& switches) {
-        roce.SetDcqcnPreset(name);
-        switches.SetEcnForDcqcnPreset(name);
+        RoceCcHelper("dcqcn", name).Configure(roce, switches);
     };
 }
 
@@ -198,8 +198,7 @@ class DcqcnNotificationPointTestCase : public TestCase
         sc.senders = 4;
         sc.size = 4000000;
         sc.configure = [interval, period](RoceHelper& roce, RoceSwitchHelper& switches) {
-            roce.SetDcqcnPreset("paper-2015");
-            switches.SetEcnForDcqcnPreset("paper-2015");
+            RoceCcHelper("dcqcn", "paper-2015").Configure(roce, switches);
             roce.SetCongestionControlAttribute("CnpInterval", TimeValue(interval));
             roce.SetCongestionControlAttribute("RateDecreasePeriod", TimeValue(period));
         };
@@ -252,8 +251,7 @@ class DcqcnDecreaseCoalescingTestCase : public TestCase
         sc.senders = 4;
         sc.size = 4000000;
         sc.configure = [period](RoceHelper& roce, RoceSwitchHelper& switches) {
-            roce.SetDcqcnPreset("paper-2015");
-            switches.SetEcnForDcqcnPreset("paper-2015");
+            RoceCcHelper("dcqcn", "paper-2015").Configure(roce, switches);
             roce.SetCongestionControlAttribute("CnpInterval", TimeValue(Time(0)));
             roce.SetCongestionControlAttribute("RateDecreasePeriod", TimeValue(period));
         };

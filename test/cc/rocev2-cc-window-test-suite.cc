@@ -5,6 +5,7 @@
 #include "ns3/node-container.h"
 #include "ns3/queue-size.h"
 #include "ns3/roce-cc-dctcp.h"
+#include "ns3/roce-cc-helper.h"
 #include "ns3/roce-cc-hpcc.h"
 #include "ns3/roce-cc-timely.h"
 #include "ns3/roce-helper.h"
@@ -457,8 +458,7 @@ class HpccVersusDcqcnTestCase : public TestCase
             });
         ConvergenceRun dcqcn =
             RunConvergence(senders, size, [](RoceHelper& roce, RoceSwitchHelper& switches) {
-                roce.SetDcqcnPreset("hpcc-sim");
-                switches.SetEcnForDcqcnPreset("hpcc-sim");
+                RoceCcHelper("dcqcn", "hpcc-sim").Configure(roce, switches);
             });
         NS_TEST_ASSERT_MSG_EQ(hpcc.stats.drops, 0, "HPCC run dropped");
         NS_TEST_ASSERT_MSG_EQ(dcqcn.stats.drops, 0, "DCQCN run dropped");

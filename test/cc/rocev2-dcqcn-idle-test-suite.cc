@@ -11,6 +11,7 @@
 #include "ns3/node-container.h"
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-cc-dcqcn.h"
+#include "ns3/roce-cc-helper.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-pfc-net-device.h"
@@ -68,8 +69,7 @@ RunIdle(const std::string& preset, const std::vector<IdleSender>& senders, const
     roce.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
     roce.SetChannelAttribute("Delay", StringValue("1us"));
     roce.SetNicAttribute("PayloadMtu", UintegerValue(1000));
-    roce.SetDcqcnPreset(preset);
-    switches.SetEcnForDcqcnPreset(preset);
+    RoceCcHelper("dcqcn", preset).Configure(roce, switches);
     switches.Install(sw);
     NetDeviceContainer nics;
     for (uint32_t h = 0; h < hosts; ++h)

@@ -16,6 +16,7 @@
 #include "ns3/queue-size.h"
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-cc-dcqcn.h"
+#include "ns3/roce-cc-helper.h"
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
@@ -82,8 +83,7 @@ class DcqcnCnpIntervalTestCase : public TestCase
         roce.SetDeviceAttribute("DataRate", StringValue(rate));
         roce.SetChannelAttribute("Delay", StringValue("1us"));
         roce.SetNicAttribute("PayloadMtu", UintegerValue(MTU));
-        roce.SetDcqcnPreset("paper-2015");
-        switches.SetEcnForDcqcnPreset("paper-2015");
+        RoceCcHelper("dcqcn", "paper-2015").Configure(roce, switches);
         roce.SetCongestionControlAttribute("CnpInterval", TimeValue(m_interval));
         // Step marking above 20 KB (DCTCP-style), so that CE marks come in runs.
         switches.SetEcnStepMarking(QueueSize("20KB"), DataRate(0));
@@ -231,8 +231,7 @@ class DcqcnPresetTestCase : public TestCase
             RoceSwitchHelper switches;
             RoceHelper roce;
             roce.SetDeviceAttribute("DataRate", StringValue(rate));
-            roce.SetDcqcnPreset(s.name);
-            switches.SetEcnForDcqcnPreset(s.name);
+            RoceCcHelper("dcqcn", s.name).Configure(roce, switches);
             switches.Install(sw);
             Ptr<NetDevice> a = roce.Install(hosts.Get(0), sw.Get(0)).Get(0);
             Ptr<NetDevice> b = roce.Install(hosts.Get(1), sw.Get(0)).Get(0);

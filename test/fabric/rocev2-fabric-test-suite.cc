@@ -10,6 +10,7 @@
 #include "ns3/boolean.h"
 #include "ns3/node-container.h"
 #include "ns3/node-list.h"
+#include "ns3/roce-cc-helper.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
@@ -81,8 +82,7 @@ struct Fabric
                                  QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, buffer)));
         if (!preset.empty())
         {
-            roce.SetDcqcnPreset(preset);
-            switches.SetEcnForDcqcnPreset(preset);
+            RoceCcHelper("dcqcn", preset).Configure(roce, switches);
         }
         switches.Install(spine);
         switches.Install(leaves);

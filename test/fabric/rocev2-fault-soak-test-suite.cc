@@ -51,7 +51,7 @@ class RoceFaultSoakTestCase : public TestCase
         cfg.gpus = m_gpus;
         cfg.duration = m_duration;
         cfg.load = m_load;
-        cfg.cdfPath = ns3::RoceExampleArgs::FindDataFile("data/cdf/websearch.txt");
+        cfg.cdfPath = ns3::RoceCli::FindDataFile("data/cdf/websearch.txt");
         NS_TEST_ASSERT_MSG_EQ(std::ifstream(cfg.cdfPath).good(),
                               true,
                               "data/cdf/websearch.txt is found from the working directory");

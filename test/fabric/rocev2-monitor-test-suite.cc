@@ -12,6 +12,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/node-container.h"
+#include "ns3/roce-cc-helper.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-monitor-helper.h"
 #include "ns3/roce-progress.h"
@@ -98,8 +99,7 @@ struct Star
                                  QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, buffer)));
         if (!preset.empty())
         {
-            roce.SetDcqcnPreset(preset);
-            switches.SetEcnForDcqcnPreset(preset);
+            RoceCcHelper("dcqcn", preset).Configure(roce, switches);
         }
         switches.Install(sw);
         roce.SetDeviceAttribute("DataRate", DataRateValue(g_rate));

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * The examples' command-line values (examples/rocev2-example-args.h): the
+ * The examples' command-line values (helper/cli/roce-command-line.h): the
  * values that fuzzing found ending the program in an ns-3 abort or an
  * uncaught std::out_of_range, or giving a time beyond ns-3's range, are now
  * read or refused with a RoceError naming the flag
@@ -9,19 +9,20 @@
  * aborted on.
  */
 
-#include "../examples/rocev2-example-args.h"
 #include "roce-gtest-error.h"
 
 #include "ns3/object-factory.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/roce-queue-pair.h"
+#include "ns3/string.h"
 
 #include <gtest/gtest.h>
 #include <string>
 
 using namespace ns3;
-using namespace ns3::RoceExampleArgs;
+using namespace ns3::RoceCli;
 
-TEST(RoceExampleArgs, RatesAndTimesWithBlanks)
+TEST(RoceCli, RatesAndTimesWithBlanks)
 {
     // The forms allow blanks around and inside a value; ns-3's parsers
     // aborted on them ("Attribute value ... is not properly formatted",
@@ -33,7 +34,7 @@ TEST(RoceExampleArgs, RatesAndTimesWithBlanks)
     EXPECT_EQ(ParsePositiveTime("rto", "\t500us "), MicroSeconds(500));
 }
 
-TEST(RoceExampleArgsErrorTest, TimeBeyondRange)
+TEST(RoceCliErrorTest, TimeBeyondRange)
 {
     // ns-3 turned these into garbage times (negative, or undefined behaviour
     // converting the double).
@@ -43,7 +44,7 @@ TEST(RoceExampleArgsErrorTest, TimeBeyondRange)
     EXPECT_EQ(ParseTime("stop", "290y"), Years(290));
 }
 
-TEST(RoceExampleArgsErrorTest, ValuesOfThousandsOfCharacters)
+TEST(RoceCliErrorTest, ValuesOfThousandsOfCharacters)
 {
     // std::stold threw std::out_of_range beyond a long double or below its
     // smallest value; std::regex took seconds on a long value that fails
@@ -89,4 +90,32 @@ TEST(RoceErrorTest, AttributeValuesWithBlanks)
     ObjectFactory nic("ns3::RoceNetDevice");
     EXPECT_ROCE_ERROR(RoceSetFactoryAttribute(nic, "Ipv4Address", StringValue("10.0.0.1 x")),
                       "Ipv4Address=10.0.0.1 x is not a valid value");
+}
+
+TEST(RoceCommandLineCc, PresetWithAnotherAlgorithmIsRefused)
+{
+    // rocev2-workload ran DCQCN for --cc=timely --dcqcn-preset=hpcc-sim and
+    // reported "timely": every example now reads the pair here.
+    EXPECT_ROCE_ERROR(MakeCongestionControl("timely", "hpcc-sim"),
+                      "--dcqcn-preset=hpcc-sim needs --cc=dcqcn, not --cc=timely");
+    EXPECT_ROCE_ERROR(MakeCongestionControl("none", "nvidia-cx"),
+                      "--dcqcn-preset=nvidia-cx needs --cc=dcqcn, not --cc=none");
+    EXPECT_ROCE_ERROR(MakeCongestionControl("ns3::RoceCcHpcc", "paper-2015"),
+                      "--dcqcn-preset=paper-2015 needs --cc=dcqcn, not --cc=ns3::RoceCcHpcc");
+    EXPECT_ROCE_ERROR(MakeCongestionControl("cubic", ""), "unknown congestion control 'cubic'");
+}
+
+TEST(RoceCommandLineCc, OneMeaningOfEveryChoice)
+{
+    // --cc=dcqcn meant the DCQCN attribute defaults in two examples and the
+    // nvidia-cx preset in the others; it is nvidia-cx everywhere.
+    EXPECT_EQ(MakeCongestionControl("dcqcn", "").GetDcqcnPreset(), "nvidia-cx");
+    EXPECT_EQ(MakeCongestionControl("ns3::RoceCcDcqcn", "").GetDcqcnPreset(), "nvidia-cx");
+    const RoceCcHelper named = MakeCongestionControl("", "hpcc-sim");
+    EXPECT_EQ(named.GetAlgorithm(), "dcqcn");
+    EXPECT_EQ(named.GetDcqcnPreset(), "hpcc-sim");
+    EXPECT_EQ(MakeCongestionControl("dcqcn", "paper-2015").GetDcqcnPreset(), "paper-2015");
+    EXPECT_EQ(MakeCongestionControl("", "").GetAlgorithm(), "none");
+    EXPECT_EQ(MakeCongestionControl("", "").GetDcqcnPreset(), "");
+    EXPECT_EQ(MakeCongestionControl("dctcp", "").GetDcqcnPreset(), "");
 }
