@@ -53,6 +53,8 @@ main(int argc, char* argv[])
     cmd.AddValue("chunk", "Largest message of a step, bytes", chunk);
     cmd.AddCongestionControl(cc, preset);
     cmd.AddFaults(faults);
+    uint32_t seed = 1;
+    cmd.AddSeed(seed);
     cmd.Parse(argc, argv);
     ROCE_ERROR_IF(jobFile.empty(), "--job=FILE is required");
 

@@ -94,6 +94,8 @@ main(int argc, char* argv[])
     cmd.AddValue("rates", "With --monitor: also sample every queue pair's rate", rates);
     cmd.AddValue("stop", "Stop at this simulated time even if flows remain", stop);
     cmd.AddQuiet(quiet);
+    uint32_t seed = 1;
+    cmd.AddSeed(seed);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(!config.empty() && (!topologyFile.empty() || !flowFile.empty()),

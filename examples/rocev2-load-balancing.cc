@@ -142,6 +142,8 @@ main(int argc, char* argv[])
                  window);
     cmd.AddValue("e-ecmp", "RoceSwitch EcmpUseQp (hash the destination QP too)", eEcmp);
     cmd.AddJson(json);
+    uint32_t seed = 1;
+    cmd.AddSeed(seed);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(lb != "ecmp" && lb != "flowlet" && lb != "spray" && lb != "adaptive" &&

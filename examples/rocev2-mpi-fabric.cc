@@ -158,6 +158,8 @@ main(int argc, char* argv[])
     cmd.AddValue("stream", "First random stream of the Poisson flows (with --RngRun)", stream);
     cmd.AddMonitor(monitor, monitorInterval); // rank 0 writes the CSV files
     cmd.AddJson(json);
+    uint32_t seed = 1;
+    cmd.AddSeed(seed);
     cmd.Parse(argc, argv);
     const RoceCcHelper ccChoice = RoceCli::MakeCongestionControl(cc, dcqcnPreset);
     cc = ccChoice.GetAlgorithm();

@@ -87,6 +87,8 @@ main(int argc, char* argv[])
     cmd.AddValue("rto", "Retransmission timeout of the queue pairs", rtoText);
     cmd.AddValue("end", "Stop the run at this time", endText);
     cmd.AddValue("events", "Print at most this many watchdog events", maxEvents);
+    uint32_t seed = 1;
+    cmd.AddSeed(seed);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(nSwitches < 3, "--switches=" << nSwitches << " must be at least 3");

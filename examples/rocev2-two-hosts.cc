@@ -60,6 +60,8 @@ main(int argc, char* argv[])
                  remote);
     cmd.AddValue("pcap", "Write pcap files with this prefix", pcap);
     cmd.AddJson(json);
+    uint32_t seed = 1;
+    cmd.AddSeed(seed);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(qps == 0, "--qps must be at least 1");

@@ -117,6 +117,8 @@ main(int argc, char* argv[])
     cmd.AddCongestionControl(cc, preset);
     cmd.AddValue("warmup", "Start of the victim's measurement window", warmupText);
     cmd.AddJson(json);
+    uint32_t seed = 1;
+    cmd.AddSeed(seed);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(senders == 0, "--senders must be at least 1");

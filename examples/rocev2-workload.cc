@@ -75,6 +75,8 @@ main(int argc, char* argv[])
     cmd.AddValue("fct", "Write the HPCC FCT file", fct);
     cmd.AddJson(json);
     cmd.AddFaults(faults);
+    uint32_t seed = 1;
+    cmd.AddSeed(seed);
     cmd.Parse(argc, argv);
     const RoceCcHelper ccChoice = RoceCli::MakeCongestionControl(cc, preset);
     cc = ccChoice.GetAlgorithm();

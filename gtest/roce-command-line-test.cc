@@ -12,12 +12,14 @@
 #include "roce-gtest-error.h"
 
 #include "ns3/object-factory.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/roce-command-line.h"
 #include "ns3/roce-queue-pair.h"
 #include "ns3/string.h"
 
 #include <gtest/gtest.h>
 #include <string>
+#include <vector>
 
 using namespace ns3;
 using namespace ns3::RoceCli;
@@ -118,4 +120,39 @@ TEST(RoceCommandLineCc, OneMeaningOfEveryChoice)
     EXPECT_EQ(MakeCongestionControl("", "").GetAlgorithm(), "none");
     EXPECT_EQ(MakeCongestionControl("", "").GetDcqcnPreset(), "");
     EXPECT_EQ(MakeCongestionControl("dctcp", "").GetDcqcnPreset(), "");
+}
+
+namespace
+{
+
+/** \param args the arguments after the program name \return Parse's seed */
+uint32_t
+ParseSeed(std::vector<std::string> args)
+{
+    args.insert(args.begin(), "rocev2-test");
+    std::vector<char*> argv;
+    for (std::string& a : args)
+    {
+        argv.push_back(a.data());
+    }
+    uint32_t seed = 1;
+    RoceCommandLine cmd("rocev2-test");
+    cmd.AddSeed(seed);
+    cmd.Parse(static_cast<int>(argv.size()), argv.data());
+    return seed;
+}
+
+} // namespace
+
+TEST(RoceCommandLineSeed, SeedIsTheRunNumber)
+{
+    EXPECT_EQ(ParseSeed({"--seed=3"}), 3u);
+    EXPECT_EQ(RngSeedManager::GetRun(), 3u);
+    // --RngRun alone (as sweeps give it) is the seed the program reports.
+    EXPECT_EQ(ParseSeed({"--RngRun=5"}), 5u);
+    EXPECT_EQ(RngSeedManager::GetRun(), 5u);
+    EXPECT_ROCE_ERROR(ParseSeed({"--seed=2", "--RngRun=7"}),
+                      "--seed and --RngRun both set the run number: give one of them");
+    EXPECT_ROCE_ERROR(ParseSeed({"--seed=0"}), "--seed=0 \\(must be at least 1\\)");
+    RngSeedManager::SetRun(1);
 }

@@ -7,18 +7,20 @@
 
 #include "roce-ai-zone.h"
 
-#include "roce-ai-zone-helper.h"
-
+#include "ns3/node-list.h"
 #include "ns3/node.h"
+#include "ns3/roce-absent-device.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-mpi-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-nvlink-domain.h"
+#include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-switch.h"
 
 #include <iomanip>
 #include <map>
+#include <set>
 
 namespace ns3
 {
@@ -322,6 +324,75 @@ RoceAiZone::WriteDot(std::ostream& os) const
         os << ";\n";
     }
     os << "}\n";
+}
+
+void
+RoceAiZone::PrintPartition(std::ostream& os) const
+{
+    struct Part
+    {
+        uint32_t servers{0};
+        uint32_t switches{0};
+        uint32_t gpus{0};
+        uint32_t links{0};
+        uint32_t cut{0};
+    };
+
+    std::map<uint32_t, Part> parts;
+    for (auto it = servers.Begin(); it != servers.End(); ++it)
+    {
+        parts[(*it)->GetSystemId()].servers++;
+        parts[(*it)->GetSystemId()].gpus += gpusPerServer;
+    }
+    // Every link once, from its end with the smaller (node, interface); a
+    // link that this MPI rank did not build counts too (RoceLinkEnd).
+    Time lookahead = Time::Max();
+    for (const NodeContainer* tier : {&rtsw, &ctsw, &atsw, &servers})
+    {
+        for (auto it = tier->Begin(); it != tier->End(); ++it)
+        {
+            const uint32_t me = (*it)->GetSystemId();
+            if (tier != &servers)
+            {
+                parts[me].switches++;
+            }
+            for (uint32_t d = 0; d < (*it)->GetNDevices(); ++d)
+            {
+                RoceLinkEnd end;
+                if (!RoceLinkEnd::Of((*it)->GetDevice(d), &end) ||
+                    std::make_pair(end.peerNode, end.peerIf) < std::make_pair((*it)->GetId(), d))
+                {
+                    continue;
+                }
+                const uint32_t peer = NodeList::GetNode(end.peerNode)->GetSystemId();
+                parts[me].links++;
+                if (peer != me)
+                {
+                    parts[peer].links++;
+                    parts[me].cut++;
+                    parts[peer].cut++;
+                    lookahead = std::min(lookahead, end.delay);
+                }
+            }
+        }
+    }
+    uint64_t cut = 0;
+    for (const auto& [r, p] : parts)
+    {
+        cut += p.cut;
+    }
+    os << "# partition: " << parts.size() << " rank(s), " << cut / 2 << " of " << links
+       << " links on the cut";
+    if (cut > 0)
+    {
+        os << ", lookahead " << lookahead.GetNanoSeconds() << " ns";
+    }
+    os << "\n";
+    for (const auto& [r, p] : parts)
+    {
+        os << "#   rank " << r << ": " << p.gpus << " GPUs, " << p.servers << " servers, "
+           << p.switches << " switches, " << p.links << " links (" << p.cut << " on the cut)\n";
+    }
 }
 
 } // namespace ns3
