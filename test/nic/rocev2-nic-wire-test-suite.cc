@@ -454,6 +454,9 @@ class RoceNicMalformedTestCase : public TestCase
             {RoceBthHeader::SEND_ONLY, 999, 8, 0, 0, false, "unknown-qp"},
         };
         Time t = MicroSeconds(1);
+        // Frames arrive at the receiver node, as a channel delivers them: in its
+        // context (ns-3 asserts on a packet received outside it).
+        const uint32_t rxNode = h.receiver->GetNode()->GetId();
         std::vector<uint32_t> sizes;
         for (const Bad& b : bad)
         {
@@ -473,7 +476,7 @@ class RoceNicMalformedTestCase : public TestCase
             Ptr<Packet> p = Create<Packet>(b.after);
             p->AddHeader(block);
             sizes.push_back(p->GetSize());
-            Simulator::Schedule(t, &RocePfcNetDevice::Receive, h.receiver, p);
+            Simulator::ScheduleWithContext(rxNode, t, &RocePfcNetDevice::Receive, h.receiver, p);
             t += MicroSeconds(1);
         }
         // A frame cut inside its UDP header is not RoCE: it goes up to the
@@ -484,7 +487,7 @@ class RoceNicMalformedTestCase : public TestCase
             Ptr<Packet> p = Create<Packet>(0);
             p->AddHeader(block);
             p->RemoveAtEnd(p->GetSize() - 40);
-            Simulator::Schedule(t, &RocePfcNetDevice::Receive, h.receiver, p);
+            Simulator::ScheduleWithContext(rxNode, t, &RocePfcNetDevice::Receive, h.receiver, p);
             t += MicroSeconds(1);
         }
         // Then a good SEND_ONLY of 5 bytes (pad 3) is still accepted.
@@ -499,7 +502,7 @@ class RoceNicMalformedTestCase : public TestCase
             block.SetBth(bth);
             Ptr<Packet> p = Create<Packet>(5 + 3 + RoceIcrcTrailer::SIZE);
             p->AddHeader(block);
-            Simulator::Schedule(t, &RocePfcNetDevice::Receive, h.receiver, p);
+            Simulator::ScheduleWithContext(rxNode, t, &RocePfcNetDevice::Receive, h.receiver, p);
         }
         Simulator::Run();
 
