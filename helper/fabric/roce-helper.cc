@@ -16,7 +16,6 @@
 #include "ns3/roce-error.h"
 #include "ns3/roce-mpi-helper.h"
 #include "ns3/roce-pfc-net-device.h"
-#include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
 #include "ns3/string.h"
 
