@@ -106,6 +106,35 @@ TEST(RoceHeadersTest, BthFlagBitsAndPkey)
     EXPECT_EQ(Serialized(becn)[4], 0x00);
 }
 
+TEST(RoceHeadersTest, BthIntRequestIsBit5OfByte4)
+{
+    // Byte 4 of the BTH (reserved in the IBTA layout) carries FECN (0x80),
+    // BECN (0x40), the INT request (0x20) and the INT hop count (0x1F).
+    RoceBthHeader bth;
+    EXPECT_FALSE(bth.GetIntRequest());
+    bth.SetIntHops(5);
+    bth.SetIntRequest(true);
+    EXPECT_TRUE(bth.GetIntRequest());
+    EXPECT_EQ(Serialized(bth)[4], 0x25);
+    bth.SetIntRequest(false);
+    EXPECT_FALSE(bth.GetIntRequest());
+    EXPECT_EQ(Serialized(bth)[4], 0x05);
+
+    const Bytes request{0x0A, 0x00, 0xFF, 0xFF, 0x20, 0x00, 0x00, 0x02, 0x80, 0x00, 0x00, 0x01};
+    const RoceBthHeader asked = Parsed<RoceBthHeader>(request);
+    EXPECT_TRUE(asked.GetIntRequest());
+    EXPECT_EQ(asked.GetIntHops(), 0);
+    EXPECT_FALSE(asked.GetFecn());
+    EXPECT_FALSE(asked.GetBecn());
+    Bytes others = request;
+    others[4] = 0xDF; // every bit of byte 4 but the request
+    const RoceBthHeader notAsked = Parsed<RoceBthHeader>(others);
+    EXPECT_FALSE(notAsked.GetIntRequest());
+    EXPECT_EQ(notAsked.GetIntHops(), 31);
+    EXPECT_TRUE(notAsked.GetFecn());
+    EXPECT_TRUE(notAsked.GetBecn());
+}
+
 TEST(RoceHeadersTest, BthMasksQpAndPsnTo24Bits)
 {
     RoceBthHeader bth;

@@ -17,8 +17,10 @@
 #include "ns3/roce-absent-device.h"
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-nic-endpoint.h"
 #include "ns3/roce-queue-pair.h"
 #include "ns3/roce-rank-call.h"
+#include "ns3/roce-switch-port.h"
 #include "ns3/simulator.h"
 
 #include <gtest/gtest.h>
@@ -103,6 +105,37 @@ TEST(RankLocal, AbsentNicKeepsAddressAndQpNumbers)
                                                  CreateObject<RoceQueuePair>()),
                       "interface 0 of node \\d+ is a ns3::RoceAbsentDevice, not a RoCE NIC");
     Simulator::Destroy();
+}
+
+TEST(RankLocal, BothNicKindsAnswerAsNicEndpoints)
+{
+    // A NIC of this process and the stand-in for a NIC of another rank give
+    // their address and QP numbers through the one interface; a switch port,
+    // a switch port's stand-in and no device at all are no NIC.
+    Ptr<RoceNetDevice> nic = CreateObject<RoceNetDevice>();
+    nic->SetIpv4Address(Ipv4Address("10.0.0.1"));
+    Ptr<RoceAbsentDevice> standIn = CreateObject<RoceAbsentDevice>();
+    standIn->SetIpv4Address(Ipv4Address("10.0.1.2"));
+    RoceNicEndpoint* a = RoceNicEndpoint::Of(PeekPointer(nic));
+    RoceNicEndpoint* b = RoceNicEndpoint::Of(PeekPointer(standIn));
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(a->GetIpv4Address(), Ipv4Address("10.0.0.1"));
+    EXPECT_EQ(b->GetIpv4Address(), Ipv4Address("10.0.1.2"));
+    // QP numbers start at 2 (QP0 and QP1 are InfiniBand's special QPs).
+    EXPECT_EQ(a->ReserveQpn(), 2u);
+    EXPECT_EQ(a->ReserveQpn(), 3u);
+    EXPECT_EQ(b->ReserveQpn(), 2u);
+    EXPECT_EQ(nic->GetNReservedQpns(), 2u);
+    EXPECT_EQ(standIn->GetNReservedQpns(), 1u);
+    const RoceNicEndpoint* constEnd =
+        RoceNicEndpoint::Of(static_cast<const NetDevice*>(PeekPointer(standIn)));
+    EXPECT_EQ(constEnd, b);
+    Ptr<RoceAbsentDevice> port = CreateObject<RoceAbsentDevice>();
+    EXPECT_EQ(RoceNicEndpoint::Of(PeekPointer(port)), nullptr);
+    Ptr<RoceSwitchPort> switchPort = CreateObject<RoceSwitchPort>();
+    EXPECT_EQ(RoceNicEndpoint::Of(PeekPointer(switchPort)), nullptr);
+    EXPECT_EQ(RoceNicEndpoint::Of(static_cast<NetDevice*>(nullptr)), nullptr);
 }
 
 TEST(RankLocal, QpNumbersEndAt24Bits)

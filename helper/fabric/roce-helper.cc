@@ -12,10 +12,10 @@
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/roce-absent-device.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-device-walk.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-mpi-helper.h"
 #include "ns3/roce-pfc-net-device.h"
-#include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
 #include "ns3/string.h"
 
@@ -340,18 +340,10 @@ RoceHelper::FindNic(Ipv4Address address)
         }
     }
     index.clear();
-    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
-    {
-        Ptr<Node> node = NodeList::GetNode(n);
-        for (uint32_t i = 0; i < node->GetNDevices(); ++i)
-        {
-            Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(node->GetDevice(i));
-            if (nic)
-            {
-                index.emplace(nic->GetIpv4Address().Get(), NicLocation{n, i}); // first one wins
-            }
-        }
-    }
+    RoceForEachDevice<RoceNetDevice>([](const Ptr<Node>& node, const Ptr<RoceNetDevice>& nic) {
+        index.emplace(nic->GetIpv4Address().Get(),
+                      NicLocation{node->GetId(), nic->GetIfIndex()}); // first one wins
+    });
     it = index.find(address.Get());
     return it == index.end() ? nullptr : NicAt(it->second, address);
 }

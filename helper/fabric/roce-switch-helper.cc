@@ -10,6 +10,7 @@
 #include "ns3/node.h"
 #include "ns3/roce-absent-device.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-device-walk.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-mpi-helper.h"
@@ -137,43 +138,33 @@ RoceSwitchHelper::PopulateRoutes(const LinkFilter& routable)
 {
     uint32_t nNodes = NodeList::GetNNodes();
     std::vector<Ptr<RoceSwitch>> switches(nNodes);
-    for (uint32_t i = 0; i < nNodes; ++i)
-    {
-        switches[i] = NodeList::GetNode(i)->GetObject<RoceSwitch>();
-        if (switches[i])
-        {
-            switches[i]->ClearRoutes();
-        }
-    }
+    RoceForEachNodeObject<RoceSwitch>([&](const Ptr<Node>& node, const Ptr<RoceSwitch>& sw) {
+        switches[node->GetId()] = sw;
+        sw->ClearRoutes();
+    });
     // The NICs below each switch (over links that are up), and which switches
     // hold NICs of each /24.
     std::map<uint32_t, std::vector<AttachedNic>> below;
     std::map<uint32_t, std::vector<uint32_t>> prefixOwners;
-    for (uint32_t h = 0; h < nNodes; ++h)
-    {
-        Ptr<Node> host = NodeList::GetNode(h);
-        for (uint32_t d = 0; d < host->GetNDevices(); ++d)
+    RoceForEachDevice<NetDevice>([&](const Ptr<Node>&, const Ptr<NetDevice>& nic) {
+        // A NIC, or across MPI ranks the stand-in for one.
+        if (!RoceNetDevice::IsNic(nic))
         {
-            // A NIC, or across MPI ranks the stand-in for one.
-            Ptr<NetDevice> nic = host->GetDevice(d);
-            if (!RoceNetDevice::IsNic(nic))
-            {
-                continue;
-            }
-            auto [first, port] = Peer(nic, routable);
-            if (!first || !switches[first->GetId()])
-            {
-                continue; // a host-to-host link, or a link that is down
-            }
-            uint32_t addr = RoceNetDevice::AddressOf(nic).Get();
-            below[first->GetId()].push_back({addr, port});
-            auto& owners = prefixOwners[addr & 0xFFFFFF00];
-            if (std::find(owners.begin(), owners.end(), first->GetId()) == owners.end())
-            {
-                owners.push_back(first->GetId());
-            }
+            return;
         }
-    }
+        auto [first, port] = Peer(nic, routable);
+        if (!first || !switches[first->GetId()])
+        {
+            return; // a host-to-host link, or a link that is down
+        }
+        uint32_t addr = RoceNetDevice::AddressOf(nic).Get();
+        below[first->GetId()].push_back({addr, port});
+        auto& owners = prefixOwners[addr & 0xFFFFFF00];
+        if (std::find(owners.begin(), owners.end(), first->GetId()) == owners.end())
+        {
+            owners.push_back(first->GetId());
+        }
+    });
     const Ipv4Mask hostMask("255.255.255.255");
     const Ipv4Mask rackMask("255.255.255.0");
     // One breadth-first search per switch with NICs below it: every switch's
@@ -266,14 +257,12 @@ int64_t
 RoceSwitchHelper::AssignStreams(int64_t stream)
 {
     int64_t used = 0;
-    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
-    {
+    RoceForEachNodeObject<RoceSwitch>([&](const Ptr<Node>& node, const Ptr<RoceSwitch>&) {
         // A switch's ports in order: its devices. A port that this MPI rank
         // does not build (RoceAbsentDevice) counts the one stream its queue
         // disc takes where it is built, so every port has the same stream on
         // every rank.
-        Ptr<Node> node = *it;
-        for (uint32_t d = 0; node->GetObject<RoceSwitch>() && d < node->GetNDevices(); ++d)
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
             Ptr<NetDevice> dev = node->GetDevice(d);
             if (Ptr<RoceSwitchPort> port = DynamicCast<RoceSwitchPort>(dev))
@@ -285,16 +274,12 @@ RoceSwitchHelper::AssignStreams(int64_t stream)
                 used += 1;
             }
         }
-    }
+    });
     // Then each switch's packet-spraying stream (after the ports' streams,
     // which keep the numbers they had before spraying existed).
-    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
-    {
-        if (Ptr<RoceSwitch> sw = (*it)->GetObject<RoceSwitch>())
-        {
-            used += sw->AssignStreams(stream + used);
-        }
-    }
+    RoceForEachNodeObject<RoceSwitch>([&](const Ptr<Node>&, const Ptr<RoceSwitch>& sw) {
+        used += sw->AssignStreams(stream + used);
+    });
     return used;
 }
 
@@ -302,11 +287,8 @@ uint64_t
 RoceSwitchHelper::GetBufferedBytes()
 {
     uint64_t total = 0;
-    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
-    {
-        Ptr<RoceSwitch> sw = (*it)->GetObject<RoceSwitch>();
-        total += sw ? sw->GetBufferedBytes() : 0;
-    }
+    RoceForEachNodeObject<RoceSwitch>(
+        [&](const Ptr<Node>&, const Ptr<RoceSwitch>& sw) { total += sw->GetBufferedBytes(); });
     return total;
 }
 

@@ -7,6 +7,7 @@
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-device-walk.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
@@ -311,13 +312,8 @@ RoceTeHelper::PrintLinkLoads(std::ostream& os) const
 void
 RoceTeHelper::ClearPinnedRoutes()
 {
-    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
-    {
-        if (Ptr<RoceSwitch> sw = (*it)->GetObject<RoceSwitch>())
-        {
-            sw->ClearPinnedRoutes();
-        }
-    }
+    RoceForEachNodeObject<RoceSwitch>(
+        [](const Ptr<Node>&, const Ptr<RoceSwitch>& sw) { sw->ClearPinnedRoutes(); });
 }
 
 } // namespace ns3

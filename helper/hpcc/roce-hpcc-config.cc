@@ -10,9 +10,9 @@
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
-#include "ns3/node-list.h"
 #include "ns3/queue-size.h"
 #include "ns3/roce-cc-helper.h"
+#include "ns3/roce-device-walk.h"
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-helper.h"
@@ -624,10 +624,8 @@ RoceHpccConfig::EcnAt(DataRate rate) const
 void
 RoceHpccConfig::ApplyEcnByRate() const
 {
-    for (auto n = NodeList::Begin(); n != NodeList::End(); ++n)
-    {
-        Ptr<RoceSwitch> sw = (*n)->GetObject<RoceSwitch>();
-        for (uint32_t i = 0; sw && i < sw->GetNPorts(); ++i)
+    RoceForEachNodeObject<RoceSwitch>([this](const Ptr<Node>&, const Ptr<RoceSwitch>& sw) {
+        for (uint32_t i = 0; i < sw->GetNPorts(); ++i)
         {
             Ptr<RoceSwitchPort> port = sw->GetPort(i);
             const auto [k, p] = EcnAt(port->GetDataRate());
@@ -637,7 +635,7 @@ RoceHpccConfig::ApplyEcnByRate() const
             q->SetAttribute("EcnKmax", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, k.second)));
             q->SetAttribute("EcnPmax", DoubleValue(p));
         }
-    }
+    });
 }
 
 } // namespace ns3

@@ -4,9 +4,9 @@
 #include "roce-deadlock-detector.h"
 
 #include "ns3/log.h"
-#include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-device-walk.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
@@ -381,13 +381,7 @@ RoceDeadlockDetector::Check()
 
     std::vector<Vertex> vertices;
     std::map<std::pair<const RocePfcNetDevice*, uint8_t>, uint32_t> index;
-    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
-    {
-        Ptr<RoceSwitch> sw = (*it)->GetObject<RoceSwitch>();
-        if (!sw)
-        {
-            continue;
-        }
+    RoceForEachNodeObject<RoceSwitch>([&](const Ptr<Node>& node, const Ptr<RoceSwitch>& sw) {
         for (uint32_t i = 0; i < sw->GetNPorts(); ++i)
         {
             Ptr<RoceSwitchPort> port = sw->GetPort(i);
@@ -404,11 +398,11 @@ RoceDeadlockDetector::Check()
                 if ((candidates & (1u << k)) && port->IsPaused(k))
                 {
                     index[{PeekPointer(port), k}] = static_cast<uint32_t>(vertices.size());
-                    vertices.push_back({{(*it)->GetId(), i, k}, sw, disc});
+                    vertices.push_back({{node->GetId(), i, k}, sw, disc});
                 }
             }
         }
-    }
+    });
 
     // Edges: Q -> R when R holds frames that entered its switch through the
     // port Q's peer pauses Q from.

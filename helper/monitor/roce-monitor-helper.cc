@@ -4,9 +4,9 @@
 #include "roce-monitor-helper.h"
 
 #include "ns3/log.h"
-#include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/roce-congestion-ops.h"
+#include "ns3/roce-device-walk.h"
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-mpi-helper.h"
@@ -103,15 +103,11 @@ RoceMonitor::FindDevices()
         return;
     }
     m_found = true;
-    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
-    {
-        Ptr<Node> node = *it;
-        for (uint32_t d = 0; d < node->GetNDevices() && RoceMpiHelper::IsLocal(node); ++d)
-        {
-            Ptr<RocePfcNetDevice> dev = DynamicCast<RocePfcNetDevice>(node->GetDevice(d));
-            if (!dev)
+    RoceForEachDevice<RocePfcNetDevice>(
+        [this](const Ptr<Node>& node, const Ptr<RocePfcNetDevice>& dev) {
+            if (!RoceMpiHelper::IsLocal(node))
             {
-                continue;
+                return;
             }
             Device r;
             r.dev = dev;
@@ -123,8 +119,7 @@ RoceMonitor::FindDevices()
             r.lastTxBytes = dev->GetTxBytes();
             r.lastTxFrames = dev->GetTxFrames();
             m_devices.push_back(r);
-        }
-    }
+        });
     m_portMaxSeen.assign(m_devices.size(), 0);
 }
 
@@ -407,29 +402,27 @@ RoceMonitor::GetCnpCounts() const
         return m_mergedCnp;
     }
     std::vector<CnpCount> rows;
-    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
-    {
-        Ptr<Node> node = *it;
-        for (uint32_t d = 0; d < node->GetNDevices() && RoceMpiHelper::IsLocal(node); ++d)
+    RoceForEachDevice<RoceNetDevice>([&rows](const Ptr<Node>& node, const Ptr<RoceNetDevice>& nic) {
+        if (!RoceMpiHelper::IsLocal(node))
         {
-            Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(node->GetDevice(d));
-            for (uint32_t q = 0; nic && q < nic->GetNQps(); ++q)
-            {
-                Ptr<RoceQueuePair> qp = nic->GetQpByIndex(q);
-                const RoceQueuePair::Stats& s = qp->GetStats();
-                if (s.cnpSent == 0 && s.cnpReceived == 0)
-                {
-                    continue;
-                }
-                rows.push_back(CnpCount{node->GetId(),
-                                        qp->GetQpn(),
-                                        qp->GetSourcePort(),
-                                        qp->GetRemoteAddress().Get(),
-                                        s.cnpSent,
-                                        s.cnpReceived});
-            }
+            return;
         }
-    }
+        for (uint32_t q = 0; q < nic->GetNQps(); ++q)
+        {
+            Ptr<RoceQueuePair> qp = nic->GetQpByIndex(q);
+            const RoceQueuePair::Stats& s = qp->GetStats();
+            if (s.cnpSent == 0 && s.cnpReceived == 0)
+            {
+                continue;
+            }
+            rows.push_back(CnpCount{node->GetId(),
+                                    qp->GetQpn(),
+                                    qp->GetSourcePort(),
+                                    qp->GetRemoteAddress().Get(),
+                                    s.cnpSent,
+                                    s.cnpReceived});
+        }
+    });
     return rows;
 }
 

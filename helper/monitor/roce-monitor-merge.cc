@@ -1,12 +1,15 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-// RoceMonitor across MPI ranks: a rank's rows as text (Pack) and rank 0's
+// RoceMonitor across MPI ranks: a rank's rows as text (Pack), rank 0's
 // union of every rank's text (Merge), in an order that does not depend on
-// the split.
+// the split, and RoceMpiHelper::Gather(monitor), which brings the texts to
+// rank 0 (defined here so that the MPI helper does not depend on the
+// monitor, which asks it IsLocal).
 #include "roce-monitor-helper.h"
 
 #include "ns3/roce-error.h"
+#include "ns3/roce-mpi-helper.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -242,6 +245,17 @@ RoceMonitor::Merge(const std::vector<std::string>& packs)
     m_mergedCnp = std::move(cnp);
     m_mergedPortMax = std::move(portMax);
     m_merged = true;
+}
+
+void
+RoceMpiHelper::Gather(Ptr<RoceMonitor> monitor)
+{
+    ROCE_ERROR_IF(!monitor, "RoceMpiHelper::Gather: no RoceMonitor");
+    const std::vector<std::string> parts = Gather(monitor->Pack());
+    if (GetRank() == 0)
+    {
+        monitor->Merge(parts);
+    }
 }
 
 } // namespace ns3

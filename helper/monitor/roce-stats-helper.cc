@@ -3,8 +3,8 @@
  */
 #include "roce-stats-helper.h"
 
-#include "ns3/node-list.h"
 #include "ns3/node.h"
+#include "ns3/roce-device-walk.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-progress.h"
@@ -22,39 +22,27 @@ RoceFabricStats
 RoceFabricStats::Collect()
 {
     RoceFabricStats s;
-    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
-    {
-        Ptr<Node> node = *it;
-        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+    // Sums and a maximum: the devices and the switches may be walked apart.
+    RoceForEachDevice<RocePfcNetDevice>([&s](const Ptr<Node>&, const Ptr<RocePfcNetDevice>& dev) {
+        s.packetHops += dev->GetTxFrames();
+        s.drops += dev->GetDrops();
+        RocePfcNetDevice::PfcStats pfc = dev->GetPfcStats();
+        for (uint32_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
         {
-            Ptr<RocePfcNetDevice> dev = DynamicCast<RocePfcNetDevice>(node->GetDevice(d));
-            if (!dev)
-            {
-                continue;
-            }
-            s.packetHops += dev->GetTxFrames();
-            s.drops += dev->GetDrops();
-            RocePfcNetDevice::PfcStats pfc = dev->GetPfcStats();
-            for (uint32_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
-            {
-                s.pfcPauseTx += pfc.pauseTx[p];
-                s.pfcResumeTx += pfc.resumeTx[p];
-            }
-            Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(dev);
-            for (uint32_t q = 0; nic && q < nic->GetNQps(); ++q)
-            {
-                const RoceQueuePair::Stats& qs = nic->GetQpByIndex(q)->GetStats();
-                s.cnpSent += qs.cnpSent;
-                s.retransmits += qs.retransmittedPackets;
-                s.timeouts += qs.timeouts;
-                s.bytesDelivered += qs.bytesDelivered;
-            }
+            s.pfcPauseTx += pfc.pauseTx[p];
+            s.pfcResumeTx += pfc.resumeTx[p];
         }
-        Ptr<RoceSwitch> sw = node->GetObject<RoceSwitch>();
-        if (!sw)
+        Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(dev);
+        for (uint32_t q = 0; nic && q < nic->GetNQps(); ++q)
         {
-            continue;
+            const RoceQueuePair::Stats& qs = nic->GetQpByIndex(q)->GetStats();
+            s.cnpSent += qs.cnpSent;
+            s.retransmits += qs.retransmittedPackets;
+            s.timeouts += qs.timeouts;
+            s.bytesDelivered += qs.bytesDelivered;
         }
+    });
+    RoceForEachNodeObject<RoceSwitch>([&s](const Ptr<Node>&, const Ptr<RoceSwitch>& sw) {
         s.bufferedBytes += sw->GetBufferedBytes();
         s.drops += sw->GetNoRouteDrops();
         for (uint32_t i = 0; i < sw->GetNPorts(); ++i)
@@ -67,7 +55,7 @@ RoceFabricStats::Collect()
                 s.maxQueueBytes = std::max(s.maxQueueBytes, q->GetMaxQueueBytes(p));
             }
         }
-    }
+    });
     return s;
 }
 

@@ -10,7 +10,6 @@
 #include "ns3/roce-channel.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-fct-stats.h"
-#include "ns3/roce-monitor-helper.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-rank-call.h"
 #include "ns3/string.h"
@@ -193,17 +192,6 @@ RoceMpiHelper::Gather(Ptr<RoceFctStats> stats)
     if (GetRank() == 0)
     {
         stats->Merge(parts);
-    }
-}
-
-void
-RoceMpiHelper::Gather(Ptr<RoceMonitor> monitor)
-{
-    ROCE_ERROR_IF(!monitor, "RoceMpiHelper::Gather: no RoceMonitor");
-    const std::vector<std::string> parts = Gather(monitor->Pack());
-    if (GetRank() == 0)
-    {
-        monitor->Merge(parts);
     }
 }
 

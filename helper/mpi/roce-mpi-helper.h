@@ -98,7 +98,9 @@ class RoceMpiHelper
     static void Gather(Ptr<RoceFctStats> stats);
     /**
      * \brief Bring every rank's monitor rows to rank 0 (RoceMonitor::Pack,
-     * Merge), as Gather(stats) does for flows.
+     * Merge), as Gather(stats) does for flows. Defined in
+     * roce-monitor-merge.cc: the monitor depends on this helper, not the
+     * other way round.
      * \param monitor the monitor
      */
     static void Gather(Ptr<RoceMonitor> monitor);

@@ -77,10 +77,16 @@ RoceAbsentDevice::GetIpv4Address() const
     return m_ipv4;
 }
 
+bool
+RoceAbsentDevice::IsNicEndpoint() const
+{
+    return m_ipv4 != Ipv4Address();
+}
+
 uint32_t
 RoceAbsentDevice::ReserveQpn()
 {
-    ROCE_ERROR_IF(m_ipv4 == Ipv4Address(),
+    ROCE_ERROR_IF(!IsNicEndpoint(),
                   "RoceAbsentDevice: interface " << m_ifIndex << " of node "
                                                  << (m_node ? m_node->GetId() : 0)
                                                  << " stands in for a switch port, not a NIC: it "

@@ -4,6 +4,8 @@
 #ifndef ROCE_ABSENT_DEVICE_H
 #define ROCE_ABSENT_DEVICE_H
 
+#include "roce-nic-endpoint.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/mac48-address.h"
@@ -53,11 +55,13 @@ struct RoceLinkEnd
  *   address and the QP numbers its own rank gives (ReserveQpn, as
  *   RoceNetDevice::ConnectPair uses it). Programs and collectives address
  *   such a GPU by this device (RoceAiZone::nics, RoceCommunicator::AddRank).
+ *   It is then a RoceNicEndpoint, as a RoceNetDevice is; a port's stand-in
+ *   (no IPv4 address set) is none.
  *
  * It never sends or receives, and costs about a hundred bytes instead of a
  * port with its queues (1.5 KB and more) or a NIC (2.5 KB).
  */
-class RoceAbsentDevice : public NetDevice
+class RoceAbsentDevice : public NetDevice, public RoceNicEndpoint
 {
   public:
     /** \return the TypeId */
@@ -71,13 +75,13 @@ class RoceAbsentDevice : public NetDevice
     /** \param address the IPv4 address of the NIC this device stands in for */
     void SetIpv4Address(Ipv4Address address);
     /** \return the IPv4 address of the NIC this device stands in for (unset for a port) */
-    Ipv4Address GetIpv4Address() const;
+    Ipv4Address GetIpv4Address() const override;
     /**
      * \brief Take the NIC's next QP number: what its own rank gives the QP
      * that a connection from this rank adds there.
-     * \return the QP number
+     * \return the QP number; a RoceError for a port's stand-in
      */
-    uint32_t ReserveQpn();
+    uint32_t ReserveQpn() override;
     /** \return QP numbers taken with ReserveQpn */
     uint32_t GetNReservedQpns() const;
 
@@ -111,6 +115,8 @@ class RoceAbsentDevice : public NetDevice
 
   protected:
     void DoDispose() override;
+    /** \return whether it stands in for a NIC: its IPv4 address is set */
+    bool IsNicEndpoint() const override;
 
   private:
     RoceLinkEnd m_link;         //!< the link

@@ -280,12 +280,6 @@ RocePfcNetDevice::TryTransmit()
     TransmitNext();
 }
 
-Time
-RocePfcNetDevice::GetTxEnd() const
-{
-    return m_txEnd;
-}
-
 bool
 RocePfcNetDevice::HasWaitingData(uint8_t /* pausedMask */) const
 {

@@ -150,9 +150,6 @@ class RocePfcNetDevice : public NetDevice
      */
     void TryTransmit();
 
-    /** \return the time the frame on the wire ends (the wire is free from then on) */
-    Time GetTxEnd() const;
-
     /**
      * \brief Take this end of the link down or bring it back up (normally
      * through RoceChannel::SetLinkUp, which does both ends).

@@ -7,7 +7,6 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/object-vector.h"
-#include "ns3/roce-absent-device.h"
 #include "ns3/roce-aeth-header.h"
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-cc-none.h"
@@ -261,6 +260,12 @@ RoceNetDevice::GetNReservedQpns() const
     return m_reservedQpns;
 }
 
+bool
+RoceNetDevice::IsNicEndpoint() const
+{
+    return true;
+}
+
 namespace
 {
 
@@ -272,34 +277,37 @@ struct RocePairEnd
 };
 
 /**
- * \param nic a NIC, or the device that stands in for one
- * \param qp the new QP for it
- * \return where the QP is and its number
+ * \param nic what ConnectPair was given for a NIC
+ * \return it as a NIC end; a RoceError if it is none
  */
-/** \param nic what ConnectPair was given for a NIC: a RoceError if it is no NIC */
-void
+RoceNicEndpoint*
 CheckNic(const Ptr<NetDevice>& nic)
 {
     ROCE_ERROR_IF(!nic, "RoceNetDevice::ConnectPair: a null NIC");
-    ROCE_ERROR_IF(!RoceNetDevice::IsNic(nic),
+    RoceNicEndpoint* end = RoceNicEndpoint::Of(PeekPointer(nic));
+    ROCE_ERROR_IF(!end,
                   "RoceNetDevice::ConnectPair: interface "
                       << nic->GetIfIndex() << " of node "
                       << (nic->GetNode() ? nic->GetNode()->GetId() : 0) << " is a "
                       << nic->GetInstanceTypeId().GetName() << ", not a RoCE NIC");
+    return end;
 }
 
+/**
+ * \param nic a NIC, or the device that stands in for one
+ * \param qp the new QP for it
+ * \return where the QP is and its number: a NIC of this rank takes the QP,
+ *         any other only reserves its number
+ */
 RocePairEnd
-TakeQp(const Ptr<NetDevice>& nic, const Ptr<RoceQueuePair>& qp)
+TakeQp(RoceNicEndpoint* nic, const Ptr<RoceQueuePair>& qp)
 {
-    if (auto* roce = dynamic_cast<RoceNetDevice*>(PeekPointer(nic)))
+    auto* roce = dynamic_cast<RoceNetDevice*>(nic);
+    if (roce && RoceRankCall::IsLocal(roce->GetNode()->GetId()))
     {
-        if (RoceRankCall::IsLocal(roce->GetNode()->GetId()))
-        {
-            return {roce, roce->AddQp(qp)};
-        }
-        return {nullptr, roce->ReserveQpn()};
+        return {roce, roce->AddQp(qp)};
     }
-    return {nullptr, dynamic_cast<RoceAbsentDevice*>(PeekPointer(nic))->ReserveQpn()};
+    return {nullptr, nic->ReserveQpn()};
 }
 
 } // namespace
@@ -310,17 +318,17 @@ RoceNetDevice::ConnectPair(const Ptr<NetDevice>& a,
                            const Ptr<NetDevice>& b,
                            Ptr<RoceQueuePair> qb)
 {
-    CheckNic(a);
-    CheckNic(b);
-    const RocePairEnd endA = TakeQp(a, qa);
-    const RocePairEnd endB = TakeQp(b, qb);
+    RoceNicEndpoint* nicA = CheckNic(a);
+    RoceNicEndpoint* nicB = CheckNic(b);
+    const RocePairEnd endA = TakeQp(nicA, qa);
+    const RocePairEnd endB = TakeQp(nicB, qb);
     if (endA.local)
     {
-        endA.local->ConnectQp(qa, endB.qpn, AddressOf(b), qb->GetInitialPsn());
+        endA.local->ConnectQp(qa, endB.qpn, nicB->GetIpv4Address(), qb->GetInitialPsn());
     }
     if (endB.local)
     {
-        endB.local->ConnectQp(qb, endA.qpn, AddressOf(a), qa->GetInitialPsn());
+        endB.local->ConnectQp(qb, endA.qpn, nicA->GetIpv4Address(), qa->GetInitialPsn());
     }
     return {endA.qpn, endB.qpn};
 }
@@ -328,26 +336,18 @@ RoceNetDevice::ConnectPair(const Ptr<NetDevice>& a,
 bool
 RoceNetDevice::IsNic(const Ptr<const NetDevice>& device)
 {
-    if (dynamic_cast<const RoceNetDevice*>(PeekPointer(device)))
-    {
-        return true;
-    }
-    const auto* absent = dynamic_cast<const RoceAbsentDevice*>(PeekPointer(device));
-    return absent && absent->GetIpv4Address() != Ipv4Address();
+    return RoceNicEndpoint::Of(PeekPointer(device)) != nullptr;
 }
 
 Ipv4Address
 RoceNetDevice::AddressOf(const Ptr<const NetDevice>& nic)
 {
-    if (const auto* roce = dynamic_cast<const RoceNetDevice*>(PeekPointer(nic)))
-    {
-        return roce->GetIpv4Address();
-    }
-    ROCE_ERROR_IF(!IsNic(nic),
+    const RoceNicEndpoint* end = RoceNicEndpoint::Of(PeekPointer(nic));
+    ROCE_ERROR_IF(!end,
                   "RoceNetDevice::AddressOf: "
                       << (nic ? nic->GetInstanceTypeId().GetName() : std::string("a null device"))
                       << " is not a RoCE NIC");
-    return dynamic_cast<const RoceAbsentDevice*>(PeekPointer(nic))->GetIpv4Address();
+    return end->GetIpv4Address();
 }
 
 void

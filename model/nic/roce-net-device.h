@@ -12,6 +12,7 @@
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-congestion-ops.h"
 #include "ns3/roce-header-block.h"
+#include "ns3/roce-nic-endpoint.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/type-id.h"
 
@@ -37,8 +38,12 @@ namespace ns3
  * crosses RxXoffThreshold the NIC pauses its link peer with PFC, and resumes
  * it below RxXonThreshold: the "slow receiver" that pushes back into the
  * fabric. Then headers are parsed and the packet goes to the QP its BTH names.
+ *
+ * To the other end of a queue pair it is a RoceNicEndpoint (its address and
+ * QP numbers), as the RoceAbsentDevice that stands in for a NIC of another
+ * MPI rank is.
  */
-class RoceNetDevice : public RocePfcNetDevice
+class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
 {
   public:
     /** First QP number a NIC assigns (QP0 and QP1 are special in InfiniBand). */
@@ -70,7 +75,7 @@ class RoceNetDevice : public RocePfcNetDevice
     static uint64_t GetLiveCount();
 
     /** \return the NIC's IPv4 address */
-    Ipv4Address GetIpv4Address() const;
+    Ipv4Address GetIpv4Address() const override;
     /** \param address the NIC's IPv4 address */
     void SetIpv4Address(Ipv4Address address);
 
@@ -92,7 +97,7 @@ class RoceNetDevice : public RocePfcNetDevice
      * (AddQp) or only reserves numbers; mixing both is refused.
      * \return the QP number the NIC's own rank gives that QP
      */
-    uint32_t ReserveQpn();
+    uint32_t ReserveQpn() override;
 
     /** \return QP numbers reserved with ReserveQpn */
     uint32_t GetNReservedQpns() const;
@@ -245,6 +250,8 @@ class RoceNetDevice : public RocePfcNetDevice
     void DoInitialize() override;
     Ptr<Packet> DequeueData(uint8_t pausedMask) override;
     void ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame) override;
+    /** \return true: a RoceNetDevice is always a NIC end */
+    bool IsNicEndpoint() const override;
 
   private:
     /** \brief Parse a RoCE frame and hand it to its QP. \param p the frame \param f its fields */

@@ -72,12 +72,6 @@ RoceNicScheduler::GetNSlots() const
     return static_cast<uint32_t>(m_slots.size());
 }
 
-bool
-RoceNicScheduler::IsScheduled(uint32_t slot) const
-{
-    return slot < m_slots.size() && m_slots[slot].where != IDLE;
-}
-
 void
 RoceNicScheduler::Wait(Queue& q, uint32_t slot, Time t)
 {

@@ -102,12 +102,6 @@ class RoceNicScheduler
         return m_minWaitSince < t.GetTimeStep();
     }
 
-    /**
-     * \param slot a slot
-     * \return true if the slot's QP is in a ring or waits in a heap
-     */
-    bool IsScheduled(uint32_t slot) const;
-
     /** \brief Forget every QP (the NIC is disposed). */
     void Clear();
 

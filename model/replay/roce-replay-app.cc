@@ -3,8 +3,6 @@
  */
 #include "roce-replay-app.h"
 
-#include "roce-replay-job.h"
-
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
@@ -13,6 +11,7 @@
 #include "ns3/uinteger.h"
 
 #include <cmath>
+#include <utility>
 
 namespace ns3
 {
@@ -73,15 +72,15 @@ RoceReplayApp::~RoceReplayApp() = default;
 void
 RoceReplayApp::DoDispose()
 {
-    m_job = nullptr;
+    m_post = nullptr;
     m_graph = nullptr;
     Application::DoDispose();
 }
 
 void
-RoceReplayApp::Setup(Ptr<RoceReplayJob> job, uint32_t rank, Ptr<const RoceReplayGraph> graph)
+RoceReplayApp::Setup(CommPost post, uint32_t rank, Ptr<const RoceReplayGraph> graph)
 {
-    m_job = job;
+    m_post = std::move(post);
     m_rank = rank;
     m_graph = graph;
 }
@@ -101,7 +100,7 @@ RoceReplayApp::GetRank() const
 void
 RoceReplayApp::StartApplication()
 {
-    ROCE_ERROR_IF(!m_graph || !m_job, "RoceReplayApp: no graph (Setup, RoceReplayJob::AddRank)");
+    ROCE_ERROR_IF(!m_graph || !m_post, "RoceReplayApp: no graph (Setup, RoceReplayJob::AddRank)");
     ROCE_ERROR_IF(m_started, "RoceReplayApp: rank " << m_rank << " started twice");
     m_started = true;
     const uint32_t n = m_graph->GetNNodes();
@@ -174,18 +173,7 @@ RoceReplayApp::Run(uint32_t i)
     case RoceReplayGraph::COLLECTIVE:
         Account();
         ++m_commInFlight;
-        if (node.kind == RoceReplayGraph::SEND)
-        {
-            m_job->PostSend(m_rank, i);
-        }
-        else if (node.kind == RoceReplayGraph::RECV)
-        {
-            m_job->PostRecv(m_rank, i);
-        }
-        else
-        {
-            m_job->PostCollective(m_rank, i);
-        }
+        m_post(i);
         return;
     }
 }

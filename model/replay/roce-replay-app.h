@@ -17,8 +17,6 @@
 namespace ns3
 {
 
-class RoceReplayJob;
-
 /**
  * \ingroup rocev2
  * \brief One rank of a replayed training iteration: runs the rank's
@@ -55,6 +53,12 @@ class RoceReplayApp : public Application
         CPU_DURATION, //!< take their profiled duration
     };
 
+    /**
+     * Takes a SEND, RECV or COLLECTIVE node (its index) once it is ready,
+     * matches it across ranks and calls CommDone when it has completed.
+     */
+    using CommPost = std::function<void(uint32_t node)>;
+
     /** \return the TypeId */
     static TypeId GetTypeId();
 
@@ -62,11 +66,13 @@ class RoceReplayApp : public Application
     ~RoceReplayApp() override;
 
     /**
-     * \param job the job that matches this rank's communication
+     * \brief Called by RoceReplayJob::AddRank.
+     * \param post what takes this rank's communication nodes (the job that
+     *        matches them across ranks)
      * \param rank this rank's number in the job
      * \param graph the graph to run (finalized; may be shared with other ranks)
      */
-    void Setup(Ptr<RoceReplayJob> job, uint32_t rank, Ptr<const RoceReplayGraph> graph);
+    void Setup(CommPost post, uint32_t rank, Ptr<const RoceReplayGraph> graph);
 
     /** \return the graph */
     Ptr<const RoceReplayGraph> GetGraph() const;
@@ -119,7 +125,7 @@ class RoceReplayApp : public Application
     /** \brief Add the time since the last change to the busy counters. */
     void Account();
 
-    Ptr<RoceReplayJob> m_job;
+    CommPost m_post; //!< takes the communication nodes (the job)
     uint32_t m_rank{0};
     Ptr<const RoceReplayGraph> m_graph;
     double m_computeScale;

@@ -95,7 +95,26 @@ uint32_t
 RoceReplayJob::AddRank(Ptr<RoceReplayApp> app, Ptr<const RoceReplayGraph> graph)
 {
     const uint32_t r = static_cast<uint32_t>(m_apps.size());
-    app->Setup(this, r, graph);
+    // The application hands its rank's communication nodes back here.
+    Ptr<RoceReplayJob> job = this;
+    app->Setup(
+        [job, r, graph](uint32_t i) {
+            const RoceReplayGraph::Kind kind = graph->GetNode(i).kind;
+            if (kind == RoceReplayGraph::SEND)
+            {
+                job->PostSend(r, i);
+            }
+            else if (kind == RoceReplayGraph::RECV)
+            {
+                job->PostRecv(r, i);
+            }
+            else
+            {
+                job->PostCollective(r, i);
+            }
+        },
+        r,
+        graph);
     m_apps.push_back(app);
     m_graphs.push_back(graph);
     return r;

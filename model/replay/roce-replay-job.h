@@ -117,7 +117,7 @@ class RoceReplayJob : public Object
      */
     bool Check(std::string* error);
 
-    /** \brief Rank r's COLLECTIVE node i is ready (called by its application). */
+    /** \brief Rank r's COLLECTIVE node i is ready (its application posts it, AddRank). */
     void PostCollective(uint32_t r, uint32_t i);
     /** \brief Rank r's SEND node i is ready. */
     void PostSend(uint32_t r, uint32_t i);

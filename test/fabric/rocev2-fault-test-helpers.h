@@ -14,6 +14,7 @@
 #include "ns3/config.h"
 #include "ns3/node-container.h"
 #include "ns3/queue-size.h"
+#include "ns3/roce-channel.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-switch-helper.h"

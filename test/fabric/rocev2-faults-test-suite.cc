@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -530,6 +531,51 @@ class FaultFileTestCase : public TestCase
 
 /**
  * \ingroup rocev2
+ * The fault log as PrintLog writes it, worked out by hand: a link between a
+ * named leaf (its interface 2: after its host and spine 0) and a named
+ * spine (its interface 0) goes down and up, an unnamed spine fails, and
+ * each change is followed by a route recomputation one detection delay
+ * (5 us) later.
+ */
+class FaultPrintLogTestCase : public TestCase
+{
+  public:
+    FaultPrintLogTestCase()
+        : TestCase("PrintLog: one line per fault and recomputation, with its time")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        LeafSpine net(2, 2, 1, MicroSeconds(300));
+        RoceFaultHelper faults;
+        faults.SetDetectionDelay(MicroSeconds(5));
+        faults.AddName("leaf0", net.leaves.Get(0));
+        faults.AddName("spine1", net.spines.Get(1));
+        faults.LinkDown(MicroSeconds(10), net.up[0][1]);
+        faults.LinkUp(MicroSeconds(25), net.up[0][1]);
+        faults.SwitchDown(MicroSeconds(40), net.spines.Get(0));
+        Simulator::Stop(MicroSeconds(100));
+        Simulator::Run();
+        const std::string spine0 = "n" + std::to_string(net.spines.Get(0)->GetId());
+        const std::string expected = "0.010000ms link-down leaf0:2-spine1:0\n"
+                                     "0.015000ms routes recomputed (1)\n"
+                                     "0.025000ms link-up leaf0:2-spine1:0\n"
+                                     "0.030000ms routes recomputed (2)\n"
+                                     "0.040000ms switch-down " +
+                                     spine0 +
+                                     "\n"
+                                     "0.045000ms routes recomputed (3)\n";
+        std::ostringstream os;
+        faults.PrintLog(os);
+        NS_TEST_EXPECT_MSG_EQ(os.str(), expected, "the fault log");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup rocev2
  * Two failed switches that share a link: the first to come back leaves that
  * link down until the other returns.
  */
@@ -583,6 +629,7 @@ class Rocev2FaultsTestSuite : public TestSuite
         AddTestCase(new FaultSlowReceiverTestCase, TestCase::QUICK);
         AddTestCase(new FaultPfcStormTestCase, TestCase::QUICK);
         AddTestCase(new FaultFileTestCase, TestCase::QUICK);
+        AddTestCase(new FaultPrintLogTestCase, TestCase::QUICK);
         AddTestCase(new FaultTwoSwitchesTestCase, TestCase::QUICK);
     }
 };

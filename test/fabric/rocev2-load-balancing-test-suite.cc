@@ -10,6 +10,7 @@
 
 #include "../rocev2-frame-bytes.h"
 #include "../rocev2-test-child.h"
+#include "rocev2-fault-test-helpers.h"
 
 #include "ns3/boolean.h"
 #include "ns3/node-container.h"
@@ -33,6 +34,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -590,6 +592,81 @@ class LbPinningTestCase : public LbTestCase
 
 /**
  * \ingroup rocev2
+ * RoceTeHelper's path choice worked by hand on 2 leaves, 3 spines and one
+ * host per leaf, with two flows from host 0 to host 1 (demands 1000 and
+ * 600). Leaf l's port 0 leads to its host and port 1 + s to spine s; spine
+ * s's port l to leaf l. Each flow has 3 equal-cost paths (one per spine),
+ * or 2 with SetMaxPaths(2). The larger flow goes first and takes the first
+ * path (spine 0). For the smaller one every path's busiest link is the last
+ * hop they share, leaf 1 to host 1 (1000 + 600 = 1600), so the tie goes to
+ * the path with the smaller sum of loads: spine 1's (1000, against 3000 over
+ * spine 0).
+ */
+class LbTePathsByHandTestCase : public TestCase
+{
+  public:
+    LbTePathsByHandTestCase()
+        : TestCase("TE on 2 leaves x 3 spines: candidate paths, loads and their table by hand")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ::rocev2test::LeafSpine net(2, 3, 1, MilliSeconds(1));
+        const NodeContainer& leaves = net.leaves;
+        const NodeContainer& spines = net.spines;
+        const uint32_t leaf0 = leaves.Get(0)->GetId();
+        const uint32_t leaf1 = leaves.Get(1)->GetId();
+        const uint32_t spine0 = spines.Get(0)->GetId();
+        const uint32_t spine1 = spines.Get(1)->GetId();
+        const uint32_t spine2 = spines.Get(2)->GetId();
+        auto line = [](uint32_t node, uint32_t port, uint32_t load) {
+            return "node " + std::to_string(node) + " port " + std::to_string(port) + " load " +
+                   std::to_string(load) + "\n";
+        };
+        for (uint32_t maxPaths : {0u, 2u}) // 0: the default (1024)
+        {
+            RoceTeHelper te;
+            if (maxPaths > 0)
+            {
+                te.SetMaxPaths(maxPaths);
+            }
+            RoceTeFlow flow;
+            flow.src = net.Nic(0);
+            flow.dst = net.Nic(1);
+            flow.demand = 600;
+            te.AddFlow(flow);
+            flow.demand = 1000;
+            te.AddFlow(flow);
+            NS_TEST_EXPECT_MSG_EQ_TOL(te.Compute(), 1600.0, 1e-9, "largest link load");
+            const uint32_t paths = maxPaths > 0 ? 2 : 3;
+            NS_TEST_EXPECT_MSG_EQ(te.GetNCandidatePaths(0), paths, "flow 0: one path per spine");
+            NS_TEST_EXPECT_MSG_EQ(te.GetNCandidatePaths(1), paths, "flow 1: one path per spine");
+            const std::vector<RoceTeHelper::Hop> viaSpine1 = {{leaf0, 2}, {spine1, 1}, {leaf1, 0}};
+            const std::vector<RoceTeHelper::Hop> viaSpine0 = {{leaf0, 1}, {spine0, 1}, {leaf1, 0}};
+            NS_TEST_EXPECT_MSG_EQ((te.GetPath(0) == viaSpine1), true, "600 over spine 1");
+            NS_TEST_EXPECT_MSG_EQ((te.GetPath(1) == viaSpine0), true, "1000 over spine 0");
+            std::string expected = line(leaf0, 1, 1000) + line(leaf0, 2, 600);
+            if (maxPaths == 0)
+            {
+                expected += line(leaf0, 3, 0);
+            }
+            expected += line(leaf1, 0, 1600) + line(spine0, 1, 1000) + line(spine1, 1, 600);
+            if (maxPaths == 0)
+            {
+                expected += line(spine2, 1, 0);
+            }
+            std::ostringstream os;
+            te.PrintLinkLoads(os);
+            NS_TEST_EXPECT_MSG_EQ(os.str(), expected, "link load table, MaxPaths " << maxPaths);
+        }
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup rocev2
  * Bad load-balancing input aborts with a message naming the attribute and
  * the value.
  */
@@ -642,11 +719,13 @@ class LbBadInputTestCase : public TestCase
                  sw->AddPinnedRoute({0x0a000001, 0x0a000002, 0xC000, 4791, 2}, 3);
              },
              "names port 3, but the switch has 0 ports"},
+            {[]() { RoceTeHelper().SetMaxPaths(0); },
+             "RoceTeHelper: MaxPaths=0 must be at least 1"},
         };
         for (const Bad& bad : cases)
         {
             std::string err;
-            bool aborted = rocev2test::RunInChild(bad.fn, err);
+            bool aborted = ns3::rocev2test::RunInChild(bad.fn, err);
             NS_TEST_EXPECT_MSG_EQ(aborted, true, "'" << bad.expect << "' did not abort");
             NS_TEST_EXPECT_MSG_NE(err.find(bad.expect),
                                   std::string::npos,
@@ -669,6 +748,7 @@ class RoceLoadBalancingTestSuite : public TestSuite
         AddTestCase(new LbPermutationTestCase, TestCase::QUICK);
         AddTestCase(new LbSprayReorderTestCase, TestCase::QUICK);
         AddTestCase(new LbPinningTestCase, TestCase::QUICK);
+        AddTestCase(new LbTePathsByHandTestCase, TestCase::QUICK);
         AddTestCase(new LbBadInputTestCase, TestCase::QUICK);
     }
 };

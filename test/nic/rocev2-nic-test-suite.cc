@@ -145,6 +145,71 @@ class RoceGoodputTestCase : public TestCase
 
 /**
  * \ingroup rocev2
+ * RoceHelper::CreateQpOnNodes connects the first NIC of each node, and each
+ * QP's congestion control is told its own NIC's line rate. Host A has two
+ * NICs: to B at 25 Gb/s (addresses 10.0.0.1 and 10.0.0.2, the first two
+ * made) and to C at 40 Gb/s (10.0.0.3 and 10.0.0.4). A QP from A to C
+ * therefore starts on A's first NIC, 10.0.0.1, as its second QP (number 3).
+ */
+class RoceQpOnNodesTestCase : public TestCase
+{
+  public:
+    RoceQpOnNodesTestCase()
+        : TestCase("CreateQpOnNodes uses each node's first NIC; a QP's CC knows its line rate")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        SimulatorGuard guard;
+        RoceHelper roce;
+        roce.SetChannelAttribute("Delay", TimeValue(g_delay));
+        NodeContainer n;
+        n.Create(3);
+        roce.SetDeviceAttribute("DataRate", DataRateValue(DataRate("25Gbps")));
+        NetDeviceContainer ab = roce.Install(n.Get(0), n.Get(1));
+        roce.SetDeviceAttribute("DataRate", DataRateValue(DataRate("40Gbps")));
+        NetDeviceContainer ac = roce.Install(n.Get(0), n.Get(2));
+
+        auto [qa, qb] = roce.CreateQpOnNodes(n.Get(0), n.Get(1));
+        auto [qa2, qc] = roce.CreateQpOnNodes(n.Get(0), n.Get(2));
+        // qp, its NIC, its number, its peer's number and address, its line rate.
+        auto check = [this](const std::string& what,
+                            Ptr<RoceQueuePair> qp,
+                            Ptr<NetDevice> nic,
+                            uint32_t qpn,
+                            uint32_t remoteQpn,
+                            const char* remoteAddress,
+                            const char* lineRate) {
+            NS_TEST_EXPECT_MSG_EQ(qp->GetNic(), nic, what << ": its NIC");
+            NS_TEST_EXPECT_MSG_EQ(qp->GetQpn(), qpn, what << ": its QP number");
+            NS_TEST_EXPECT_MSG_EQ(qp->GetRemoteQpn(), remoteQpn, what << ": the peer's number");
+            NS_TEST_EXPECT_MSG_EQ(qp->GetRemoteAddress(),
+                                  Ipv4Address(remoteAddress),
+                                  what << ": the peer's address");
+            NS_TEST_EXPECT_MSG_EQ(qp->GetCongestionControl()->GetLineRate(),
+                                  DataRate(lineRate),
+                                  what << ": the line rate its CC knows");
+        };
+        check("A to B, at A", qa, ab.Get(0), 2, 2, "10.0.0.2", "25Gbps");
+        check("A to B, at B", qb, ab.Get(1), 2, 2, "10.0.0.1", "25Gbps");
+        // A's first NIC, not the one linked to C.
+        check("A to C, at A", qa2, ab.Get(0), 3, 2, "10.0.0.4", "25Gbps");
+        check("A to C, at C", qc, ac.Get(1), 2, 3, "10.0.0.1", "40Gbps");
+
+        // The pair on the A-B link carries a message.
+        CompletionLog done;
+        qa->PostWrite(100000, done.Callback());
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(done.all.size(), 1, "one completion");
+        NS_TEST_EXPECT_MSG_EQ(done.all[0].success, true, "the WRITE succeeds");
+        NS_TEST_EXPECT_MSG_EQ(qb->GetStats().bytesDelivered, 100000, "every byte delivered");
+    }
+};
+
+/**
+ * \ingroup rocev2
  * Random loss on both directions: go-back-N and the timer deliver every byte
  * exactly once, in PSN order, and the WRITE completes successfully.
  */
@@ -650,6 +715,7 @@ class Rocev2NicTestSuite : public TestSuite
         AddTestCase(new RoceRetryExhaustionTestCase(), TestCase::QUICK);
         AddTestCase(new RocePsnWrapTestCase(), TestCase::QUICK);
         AddTestCase(new RoceAsymmetricPsnTestCase(), TestCase::QUICK);
+        AddTestCase(new RoceQpOnNodesTestCase(), TestCase::QUICK);
     }
 };
 

@@ -160,13 +160,14 @@ class ZoneCountsTestCase : public TestCase
 };
 
 /**
- * Forwarding entries and ECMP groups per tier. An RTSW has NICs-per-rack /32
- * entries plus one default route over its U uplinks, each /32 a single port
- * whose peer is that NIC's server. A CTSW has one /24 per rack (+1 default in
- * 3 tiers) whose U/C ports all lead to that rack's RTSW, and a default of L
- * ports to ATSWs. An ATSW has one /16 per zone whose C L / A ports all lead
- * to that zone's CTSWs. Nothing grows with hosts: two fabrics with the same
- * racks and different NICs per rack give CTSWs the same entries.
+ * Forwarding entries and ECMP groups per tier. GPU t N + i (N NICs per rack)
+ * hangs off RTSW t (RoceAiZone::GetLeafSwitch and the NIC's link agree). An
+ * RTSW has NICs-per-rack /32 entries plus one default route over its U
+ * uplinks, each /32 a single port whose peer is that NIC's server. A CTSW has one /24 per rack (+1
+ * default in 3 tiers) whose U/C ports all lead to that rack's RTSW, and a default of L ports to
+ * ATSWs. An ATSW has one /16 per zone whose C L / A ports all lead to that zone's CTSWs. Nothing
+ * grows with hosts: two fabrics with the same racks and different NICs per rack give CTSWs the same
+ * entries.
  */
 class ZoneRoutesTestCase : public TestCase
 {
@@ -192,6 +193,12 @@ class ZoneRoutesTestCase : public TestCase
                 for (uint32_t i = 0; i < N; ++i)
                 {
                     const uint32_t gpu = t * N + i;
+                    NS_TEST_EXPECT_MSG_EQ(z.GetLeafSwitch(gpu),
+                                          z.rtsw.Get(t),
+                                          "GPU " << gpu << " is under RTSW " << t);
+                    NS_TEST_EXPECT_MSG_EQ(PeerNode(z.GetNic(gpu)),
+                                          z.rtsw.Get(t),
+                                          "GPU " << gpu << "'s NIC is linked to RTSW " << t);
                     auto ports = sw->Lookup(z.GetNic(gpu)->GetIpv4Address());
                     NS_TEST_ASSERT_MSG_EQ(ports.size(), 1u, "RTSW /32 is one port");
                     NS_TEST_EXPECT_MSG_EQ(PeerNode(sw->GetPort(ports[0])),

@@ -90,9 +90,9 @@ BuildFatTree(uint32_t k)
 
 /**
  * Rail wiring and forwarding: GPU g of server s in group r of zone z is on
- * rail switch z*(R*G) + r*G + g%G, port s, with address 10.z.(r*G + g%G).s;
- * a rail switch has S + U ports and S + 1 entries, a CTSW R*G (+1) entries;
- * links = NICs + Z*R*G*U + Z*C*L.
+ * rail switch z*(R*G) + r*G + g%G (its link and RoceAiZone::GetLeafSwitch), port s, with
+ * address 10.z.(r*G + g%G).s; a rail switch has S + U ports and S + 1 entries, a CTSW R*G (+1)
+ * entries; links = NICs + Z*R*G*U + Z*C*L.
  */
 class RailWiringTestCase : public TestCase
 {
@@ -124,6 +124,7 @@ class RailWiringTestCase : public TestCase
                 const uint32_t rail = r * G + g % G;
                 Ptr<Node> leaf = z.rtsw.Get(zone * p.Leaves() + rail);
                 NS_TEST_EXPECT_MSG_EQ(PeerNode(z.GetNic(g)), leaf, "GPU " << g << "'s rail switch");
+                NS_TEST_EXPECT_MSG_EQ(z.GetLeafSwitch(g), leaf, "GetLeafSwitch of GPU " << g);
                 NS_TEST_EXPECT_MSG_EQ(z.GetNic(g)->GetIpv4Address(),
                                       Ipv4Address((10u << 24) | (zone << 16) | (rail << 8) | s),
                                       "address of GPU " << g);
