@@ -315,20 +315,14 @@ main(int argc, char* argv[])
     std::ostringstream pfcText;
     uint64_t hops = 0;
     uint64_t pauses = 0;
-    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
-    {
-        Ptr<Node> node = NodeList::GetNode(n);
-        if (!RoceMpiHelper::IsLocal(node))
-        {
-            continue;
-        }
-        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
-        {
-            Ptr<RocePfcNetDevice> dev = DynamicCast<RocePfcNetDevice>(node->GetDevice(d));
-            if (!dev)
+    RoceForEachDevice<RocePfcNetDevice>(
+        [&](const Ptr<Node>& node, const Ptr<RocePfcNetDevice>& dev) {
+            if (!RoceMpiHelper::IsLocal(node))
             {
-                continue;
+                return;
             }
+            const uint32_t n = node->GetId();
+            const uint32_t d = dev->GetIfIndex();
             hops += dev->GetTxFrames();
             const RocePfcNetDevice::PfcStats ps = dev->GetPfcStats();
             uint64_t tx = 0;
@@ -348,8 +342,7 @@ main(int argc, char* argv[])
                         << ", \"pause_tx\": " << tx << ", \"pause_rx\": " << rx
                         << ", \"paused_ns\": " << paused << "}\n";
             }
-        }
-    }
+        });
     // This rank's GPUs' collective finish times, and their bytes.
     std::ostringstream collText;
     uint64_t collLocal = 0;
@@ -380,17 +373,9 @@ main(int argc, char* argv[])
     // the switch ports and NICs it stands in for.
     uint64_t absentPorts = 0;
     uint64_t absentNics = 0;
-    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
-    {
-        Ptr<Node> node = NodeList::GetNode(n);
-        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
-        {
-            if (DynamicCast<RoceAbsentDevice>(node->GetDevice(d)))
-            {
-                ++(RoceNetDevice::IsNic(node->GetDevice(d)) ? absentNics : absentPorts);
-            }
-        }
-    }
+    RoceForEachDevice<RoceAbsentDevice>([&](const Ptr<Node>&, const Ptr<RoceAbsentDevice>& absent) {
+        ++(RoceNetDevice::IsNic(absent) ? absentNics : absentPorts);
+    });
     const RoceInvariantReport invariants = RoceInvariants::Check(false);
     const uint64_t drops = RoceFabricStats::Collect().drops;
     const std::vector<std::string> pfcLines = SortedLines(RoceMpiHelper::Gather(pfcText.str()));
