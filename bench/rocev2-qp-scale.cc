@@ -62,12 +62,13 @@ main(int argc, char* argv[])
     uint32_t qps = 1000;
     uint32_t active = 16;
     uint64_t size = 1000000;
-    std::string cc = "none";
-    CommandLine cmd(__FILE__);
+    std::string cc;
+    std::string preset;
+    RoceCommandLine cmd(__FILE__);
     cmd.AddValue("qps", "Queue pairs from host 0 to host 1", qps);
     cmd.AddValue("active", "How many of them write --size bytes (the first ones)", active);
     cmd.AddValue("size", "Bytes each active QP writes", size);
-    cmd.AddValue("cc", "Congestion control: none, dcqcn, hpcc, timely, dctcp", cc);
+    cmd.AddCongestionControl(cc, preset);
     cmd.Parse(argc, argv);
     if (qps == 0 || active > qps)
     {
@@ -80,7 +81,7 @@ main(int argc, char* argv[])
     RoceHelper roce;
     roce.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
     roce.SetChannelAttribute("Delay", StringValue("1us"));
-    roce.SetCongestionControl(cc);
+    RoceCli::MakeCongestionControl(cc, preset).Configure(roce); // no switch: the NICs' half
     NetDeviceContainer nics = roce.Install(hosts.Get(0), hosts.Get(1));
 
     std::vector<Ptr<RoceQueuePair>> senders;

@@ -113,6 +113,13 @@ RoceCcHelper::GetDcqcnPreset() const
 void
 RoceCcHelper::Configure(RoceHelper& nics, RoceSwitchHelper& switches) const
 {
+    Configure(nics);
+    ConfigureSwitches(switches);
+}
+
+void
+RoceCcHelper::Configure(RoceHelper& nics) const
+{
     nics.SetCongestionControl(m_tid.GetName());
     if (!m_preset.empty())
     {
@@ -128,7 +135,6 @@ RoceCcHelper::Configure(RoceHelper& nics, RoceSwitchHelper& switches) const
     {
         nics.SetCongestionControlAttribute(name, *value);
     }
-    ConfigureSwitches(switches);
 }
 
 void

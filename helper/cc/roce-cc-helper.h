@@ -97,6 +97,12 @@ class RoceCcHelper
      */
     void Configure(RoceHelper& nics, RoceSwitchHelper& switches) const;
     /**
+     * \brief Apply the choice to a fabric without switches (hosts linked
+     * directly): the NICs' half only.
+     * \param nics the NIC helper
+     */
+    void Configure(RoceHelper& nics) const;
+    /**
      * \brief Apply the choice to an AI Zone: its NICs, and the switches of
      * every tier. Call before RoceAiZoneHelper::Build.
      * \param zone the zone helper
