@@ -390,7 +390,9 @@ class DcqcnIncastTestCase : public TestCase
  * addition wait for one 900 us increase-timer period before the first
  * increase (doc/rocev2.rst), so each flow may lose
  *   D = 1.83 ms + 0.90 ms = 2.73 ms (7.9% of 34.62 ms)
- * and must finish within [T, T + D]. Because D is a start-up cost it does not
+ * and must finish by T + D; the later flow cannot finish before T (the link
+ * carries both flows' bytes), while the earlier one may, when the start left
+ * it the larger share. Because D is a start-up cost it does not
  * scale with the message: the 2 x 20 MB run (T = 3.46 ms) has the same
  * absolute allowance. For the same reason the two flows' difference is
  * bounded in absolute terms, by 2% of the 200 MB fair-share time (0.69 ms):
@@ -398,9 +400,11 @@ class DcqcnIncastTestCase : public TestCase
  * differ only by how the start-up's CNPs fell on them (the reference's flows,
  * which start 1 us apart, differ by 1.5 ms).
  *
- * Measured 200 MB: 36.52 ms and 36.77 ms (5.5%, 6.2%); the issue's target
- * of 2% is not met. Measured 20 MB: 5.01 ms and 5.16 ms, i.e. 1.55 ms and
- * 1.70 ms of start-up loss, as in the long run.
+ * Measured 200 MB: 36.91 ms and 36.31 ms (6.6%, 4.9%); the target of 2% is
+ * not met. Measured 20 MB: 5.27 ms and 4.86 ms. rocev2-incast runs the same
+ * scenario (./rocev2 run rocev2-incast --senders=2 --hosts=65
+ * --size=200000000 --mtu=1000 --dcqcn-preset=hpcc-sim) and gives the same
+ * times.
  */
 class DcqcnHpccSimIncastTestCase : public TestCase
 {
@@ -427,10 +431,12 @@ class DcqcnHpccSimIncastTestCase : public TestCase
         const double fairShare = 2.0 * m_size / 1000 * (1000 + 82) * 8 / 100e9;
         const double reference200 = 400e6 / 1000 * (1000 + 82) * 8 / 100e9; // 34.62 ms
         const double startUp = 0.053 * reference200 + 900e-6;
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(std::max(r.fct[0], r.fct[1]).GetSeconds(),
+                                    fairShare,
+                                    "the later flow cannot beat the link's capacity");
         for (uint32_t s = 0; s < 2; ++s)
         {
             double fct = r.fct[s].GetSeconds();
-            NS_TEST_ASSERT_MSG_GT_OR_EQ(fct, fairShare, "no flow beats the fair share");
             NS_TEST_ASSERT_MSG_LT_OR_EQ(fct,
                                         fairShare + startUp,
                                         "flow " << s << " beyond the start-up allowance");
