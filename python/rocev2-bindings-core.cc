@@ -10,6 +10,7 @@
 #include "ns3/core-module.h"
 #include "ns3/roce-cc-helper.h"
 #include "ns3/roce-collective-helper.h"
+#include "ns3/roce-command-line.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-gpu-placement.h"
 #include "ns3/roce-monitor-helper.h"
@@ -227,12 +228,16 @@ BindCore(py::module_& m)
                                "link_rate='" << rate << "' is not a data rate (e.g. 400Gbps)");
                  h.SetLinkRate(v.Get());
              })
-        .def("set_congestion_control",
-             [](RoceAiZoneHelper& h, const std::string& cc) {
-                 // As the examples' --cc: the NICs' algorithm and the switch
-                 // marking that goes with it (dcqcn: the nvidia-cx preset).
-                 RoceCcHelper(cc).Configure(h);
-             })
+        .def(
+            "set_congestion_control",
+            [](RoceAiZoneHelper& h, const std::string& cc, const std::string& dcqcnPreset) {
+                // As the examples' --cc and --dcqcn-preset: the NICs'
+                // algorithm and the switch marking that goes with it
+                // (dcqcn alone: the nvidia-cx preset).
+                RoceCli::MakeCongestionControl(cc, dcqcnPreset).Configure(h);
+            },
+            py::arg("cc"),
+            py::arg("dcqcn_preset") = "")
         .def("set_nic_attribute",
              [](RoceAiZoneHelper& h, const std::string& name, const std::string& value) {
                  h.GetRoceHelper().SetNicAttribute(name, StringValue(value));

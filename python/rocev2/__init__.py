@@ -123,13 +123,15 @@ class AiZone:
     gpus, tiers (2 or 3), zones, uplinks per RTSW, ctsws (default min(16,
     uplinks)), oversubscription (3 tiers), rail (rail-optimised),
     gpus_per_server, servers_per_rack, preset (a named preset instead of the
-    shape), link_rate ("400Gbps"), cc (none, dcqcn, hpcc, timely, dctcp), and
-    dicts of NIC, QP and switch attributes.
+    shape), link_rate ("400Gbps"), cc (none, dcqcn, hpcc, timely, dctcp) and
+    dcqcn_preset (paper-2015, nvidia-cx, hpcc-sim; dcqcn alone is nvidia-cx),
+    as the examples' --cc and --dcqcn-preset, and dicts of NIC, QP and switch
+    attributes.
     """
 
     def __init__(self, gpus=None, tiers=2, zones=1, uplinks=16, ctsws=None, oversubscription=7.0,
                  rail=False, gpus_per_server=None, servers_per_rack=None, preset=None,
-                 link_rate=None, cc="none", nic=None, qp=None, switch=None):
+                 link_rate=None, cc="", nic=None, qp=None, switch=None, dcqcn_preset=""):
         h = _native.AiZoneHelper()
         if preset is not None:
             h.set_preset(preset)
@@ -149,7 +151,7 @@ class AiZone:
                 h.set_servers_per_rack(servers_per_rack)
         if link_rate is not None:
             h.set_link_rate(str(link_rate))
-        h.set_congestion_control(cc)
+        h.set_congestion_control(cc, dcqcn_preset)
         for name, value in (nic or {}).items():
             h.set_nic_attribute(name, str(value))
         for name, value in (qp or {}).items():

@@ -106,6 +106,11 @@ class Errors(Scenario):
     def test_unknown_cc(self):
         self.expect(lambda: rocev2.AiZone(gpus=16, cc="cubic"), "unknown congestion control 'cubic'")
 
+    def test_preset_with_another_cc(self):
+        # As the examples: a DCQCN preset goes with dcqcn only.
+        self.expect(lambda: rocev2.AiZone(gpus=16, cc="timely", dcqcn_preset="hpcc-sim"),
+                    "--dcqcn-preset=hpcc-sim needs --cc=dcqcn, not --cc=timely")
+
     def test_attribute_value(self):
         self.expect(lambda: rocev2.Config.set_default("ns3::RoceQueuePair::RetransmitTimeout", "soon"),
                     "RetransmitTimeout=soon is not a valid value")
