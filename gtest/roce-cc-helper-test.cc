@@ -225,5 +225,10 @@ TEST(RoceCcHelper, ChangedDefaultsWinOverThePreset)
     const Marking dctcp = Apply(RoceCcHelper("dctcp")).second;
     EXPECT_EQ(dctcp.kmin, 50000u); // a changed ECN default: no step marking
     EXPECT_NE(dctcp.kmax, 30000u);
+    RoceCcHelper k("dctcp");
+    k.SetStepMarking(QueueSize("60KB"), DataRate("100Gbps"));
+    const Marking chosen = Apply(k).second; // a K chosen here still applies
+    EXPECT_EQ(chosen.kmin, 60000u);
+    EXPECT_EQ(chosen.kmax, 60000u);
     Config::Reset();
 }

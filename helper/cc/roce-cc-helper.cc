@@ -96,6 +96,7 @@ RoceCcHelper::SetStepMarking(QueueSize k, DataRate atRate)
                   "DCTCP step marking: K=" << k << " must be in bytes");
     m_stepK = k;
     m_stepRate = atRate;
+    m_stepSet = true;
 }
 
 const std::string&
@@ -164,12 +165,13 @@ RoceCcHelper::ConfigureSwitches(RoceSwitchHelper& switches) const
     }
     else if (m_tid.GetName() == "ns3::RoceCcDctcp")
     {
+        // A K the program chose here wins; else a changed ECN default does.
         bool changed = false;
         for (const char* name : {"EcnEnabled", "EcnKmin", "EcnKmax", "EcnPmax", "EcnThresholdRate"})
         {
             changed = changed || DefaultChanged(QueueDiscType(), name);
         }
-        if (!changed)
+        if (m_stepSet || !changed)
         {
             switches.SetEcnStepMarking(m_stepK, m_stepRate);
         }

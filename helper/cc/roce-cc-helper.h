@@ -44,8 +44,9 @@ class RoceSwitchHelper;
  *
  * A default the program changed wins over a preset: an attribute flag
  * (--ns3::RoceCcDcqcn::RateAi=20Mbps, --ns3::RoceEgressQueueDisc::EcnKmin=50KB)
- * or Config::SetDefault keeps its value, and DCTCP's step marking is left
- * out when any ECN default of the queue disc was changed.
+ * or Config::SetDefault keeps its value, and DCTCP's default step marking is
+ * left out when any ECN default of the queue disc was changed (a K given to
+ * SetStepMarking still applies).
  *
  * A combination that does not make sense is refused when it is made, with a
  * RoceError naming the values: a DCQCN preset with another algorithm, step
@@ -123,7 +124,8 @@ class RoceCcHelper
     std::string m_preset;    //!< the DCQCN preset, "" for other algorithms
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_attributes; //!< overrides
     QueueSize m_stepK;                                                     //!< DCTCP's K
-    DataRate m_stepRate; //!< the rate K is given for
+    DataRate m_stepRate;   //!< the rate K is given for
+    bool m_stepSet{false}; //!< SetStepMarking was called
 };
 
 } // namespace ns3
