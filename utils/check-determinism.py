@@ -69,7 +69,7 @@ CASES = [
     Case("load-balancing-spray", "rocev2-load-balancing",
          ["--lb=spray", "--messages=2", "--size=64KiB", "--RngRun=1", "--json={d}/out.json"],
          "--RngRun=2"),
-    # The examples' scheduler (RoceExampleArgs::UseFastScheduler) changes no
+    # The examples' scheduler (RoceCli::UseFastScheduler) changes no
     # result: with DCQCN's ECN coins, PFC and timers the outputs are the same
     # under ns-3's default MapScheduler and under CalendarScheduler. Not under
     # ns-3.37's HeapScheduler: its Remove() moves the last event into the hole

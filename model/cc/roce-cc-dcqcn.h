@@ -148,8 +148,9 @@ class RoceDcqcnRateMachine
  * arrives while that deferred decrease is pending (even at the very instant
  * it is due) joins it.
  *
- * The switch's ECN marking is the congestion point; RoceHelper::SetDcqcnPreset
- * sets both ends to one of the published parameter sets.
+ * The switch's ECN marking is the congestion point; RoceCcHelper("dcqcn",
+ * preset) sets both ends to one of the published parameter sets
+ * (RoceDcqcnPreset).
  */
 class RoceCcDcqcn : public RoceCongestionOps
 {

@@ -180,7 +180,7 @@ class DcqcnCnpIntervalTestCase : public TestCase
 
 /**
  * \ingroup rocev2
- * What RoceHelper::SetDcqcnPreset installs, read back from a running
+ * What RoceCcHelper installs for a DCQCN preset, read back from a running
  * fabric at several link rates: the switch ports' RoceEgressQueueDisc
  * Kmin, Kmax (at the port's rate) and Pmax, and the DCQCN attributes of both
  * ends of a QP, against the published values (DESIGN §6, doc/rocev2.rst):
