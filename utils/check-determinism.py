@@ -142,7 +142,7 @@ def main():
         if (only and name not in only) or name in skip:
             continue
         if not os.path.exists(os.path.join(a.build_dir, "examples", example)):
-            print("%s: %s is not built, skipped" % (name, example))
+            problems.append("%s: %s is not built in %s" % (name, example, a.build_dir))
             continue
         with tempfile.TemporaryDirectory() as t:
             dirs = [os.path.join(t, k)

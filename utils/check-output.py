@@ -9,18 +9,37 @@ Passes when PROGRAM exits with status N (default 0; --fails: any non-zero
 status, as NS_ABORT_MSG gives), its stdout contains every --stdout TEXT, its
 stderr every --stderr TEXT and no --no-stderr TEXT, and stdout and stderr
 together every --output TEXT (plain strings, not regular expressions). A
-program that does not know one of its flags is reported as skipped (exit 77),
-so checks can be registered before the flag exists.
+program that does not know one of its flags fails the check, naming the
+flag: a renamed flag must not turn a check into one that passes unchecked.
+
+    check-output.py --self-test PROGRAM
+
+runs the check on PROGRAM --no-such-flag=1 and passes only if it fails and
+names that flag.
 """
 
 import argparse
+import re
 import subprocess
 import sys
 
-SKIP = 77
+
+def self_test(program):
+    """The check must fail on a flag the program does not know, naming it."""
+    proc = subprocess.run([sys.executable, __file__, "--", program, "--no-such-flag=1"],
+                          capture_output=True, text=True, timeout=120)
+    if proc.returncode == 1 and "--no-such-flag=1" in proc.stdout and \
+            "does not accept one of its flags" in proc.stdout:
+        print("check-output: self-test: OK: an unknown flag fails the check")
+        return 0
+    print("check-output: self-test: FAIL: exit %d for an unknown flag; output: %s" %
+          (proc.returncode, proc.stdout[-500:]))
+    return 1
 
 
 def main():
+    if sys.argv[1:2] == ["--self-test"] and len(sys.argv) == 3:
+        return self_test(sys.argv[2])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--status", type=int, default=0)
     parser.add_argument("--fails", action="store_true", help="any non-zero status")
@@ -41,8 +60,10 @@ def main():
         print("check-output: FAIL: %s did not end within %g s" % (" ".join(cmd), args.timeout))
         return 1
     if "Invalid command-line argument" in proc.stdout + proc.stderr:
-        print("check-output: SKIPPED: %s does not accept one of its flags" % " ".join(cmd))
-        return SKIP
+        m = re.search(r"Invalid command-line argument[^\n]*", proc.stdout + proc.stderr)
+        print("check-output: FAIL: %s does not accept one of its flags (%s)" %
+              (" ".join(cmd), m.group(0).strip()))
+        return 1
     problems = []
     if args.fails and proc.returncode == 0:
         problems.append("exit status 0, expected a failure")

@@ -21,7 +21,7 @@ rocev2-incast, cc in {none, dcqcn} x senders in {2, 3}, 2 seeds, 1 MB each.
     1 naming its command and log, after finishing the other run.
 
 usage: check-sweep.py --example BUILD/examples/rocev2-incast --work DIR
-Exits 77 (skipped) when python3-matplotlib is missing.
+Fails when python3-matplotlib is missing (./rocev2 setup installs it).
 """
 
 import argparse
@@ -90,8 +90,9 @@ def main():
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        print("check-sweep: skipped: python3-matplotlib is not installed for %s" % sys.executable)
-        return 77
+        print("check-sweep: FAIL: python3-matplotlib is not installed for %s (./rocev2 setup)" %
+              sys.executable)
+        return 1
     if os.path.exists(a.work):
         shutil.rmtree(a.work)
     first, second, bad = (os.path.join(a.work, d) for d in ("first", "second", "failing"))

@@ -441,6 +441,15 @@ RoceCommandLine::Parse(int argc, char** argv)
         runGiven = runGiven || arg.rfind("--RngRun=", 0) == 0;
     }
     m_cmd.Parse(argc, argv);
+    // ns-3.37's HeapScheduler can run events out of time order after a
+    // Simulator::Remove, which the module's timers use: refuse it.
+    StringValue scheduler;
+    GlobalValue::GetValueByName("SchedulerType", scheduler);
+    ROCE_ERROR_IF(scheduler.Get() == "ns3::HeapScheduler",
+                  "--SchedulerType=ns3::HeapScheduler can run events out of time order after "
+                  "Simulator::Remove, which this module's timers use: choose "
+                  "ns3::PriorityQueueScheduler (the examples' default), ns3::MapScheduler, "
+                  "ns3::ListScheduler or ns3::CalendarScheduler");
     if (!m_seed)
     {
         return;
