@@ -69,13 +69,13 @@ main(int argc, char* argv[])
     uint32_t background = 0;
 
     RoceCommandLine cmd(__FILE__);
-    cmd.AddValue("gpus", "Ranks of the job", gpus);
+    cmd.AddGpus(gpus);
     cmd.AddValue("fabric-gpus",
                  "GPUs of the fabric (0: the smallest zone that holds the job)",
                  fabricGpus);
     cmd.AddValue("tiers", "Fabric tiers: 2 or 3", tiers);
     cmd.AddValue("zones", "Zones (3 tiers)", zones);
-    cmd.AddValue("uplinks", "Uplinks per RTSW (16: non-blocking)", uplinks);
+    cmd.AddUplinks(uplinks);
     cmd.AddValue("oversub", "CTSW:ATSW oversubscription (3 tiers)", oversub);
     cmd.AddValue("rail", "1: rail-optimised fabric", rail);
     cmd.AddValue("op",
@@ -88,7 +88,7 @@ main(int argc, char* argv[])
     cmd.AddValue("sizes", "Comma list of sizes (1M = 2^20 B, as nccl-tests)", sizes);
     cmd.AddValue("qps", "Queue pairs per connection", qps);
     cmd.AddValue("qp-mode", "split (each message over all QPs) or rr (round-robin)", qpMode);
-    cmd.AddValue("channels", "Channels (rings)", channels);
+    cmd.AddChannels(channels);
     cmd.AddValue("chunk", "Largest message of a step", chunk);
     cmd.AddValue("placement", "contiguous, fragmented or random", placement);
     cmd.AddCongestionControl(cc, preset);

@@ -48,8 +48,8 @@ main(int argc, char* argv[])
     cmd.AddValue("fabric-gpus",
                  "GPUs of the fabric (0: the smallest zone that holds the jobs)",
                  fabricGpus);
-    cmd.AddValue("uplinks", "Uplinks per RTSW (16: non-blocking)", uplinks);
-    cmd.AddValue("channels", "Channels (rings) of every collective", channels);
+    cmd.AddUplinks(uplinks);
+    cmd.AddChannels(channels);
     cmd.AddValue("chunk", "Largest message of a step, bytes", chunk);
     cmd.AddCongestionControl(cc, preset);
     cmd.AddFaults(faults);

@@ -53,10 +53,10 @@ main(int argc, char* argv[])
     std::string json;
 
     RoceCommandLine cmd(__FILE__);
-    cmd.AddValue("gpus", "Total GPUs (one NIC each); whole racks of 16 in every zone", gpus);
+    cmd.AddGpus(gpus);
     cmd.AddValue("tiers", "2 (one zone) or 3 (zones joined by ATSWs)", tiers);
     cmd.AddValue("zones", "Zones (3 tiers)", zones);
-    cmd.AddValue("uplinks", "Uplinks per RTSW (fewer than 16 oversubscribes the racks)", uplinks);
+    cmd.AddUplinks(uplinks);
     cmd.AddValue("oversub", "CTSW downlink:uplink capacity ratio (3 tiers)", oversub);
     cmd.AddValue("rail",
                  "1: rail-optimised (NIC i of every server of a group on rail switch i)",

@@ -75,17 +75,17 @@ main(int argc, char* argv[])
                  "--replicate the one trace of every rank",
                  et);
     cmd.AddValue("replicate", "Every rank runs the one trace --et", replicate);
-    cmd.AddValue("gpus", "Ranks (0: the number of trace files; 16 with --replicate)", gpus);
+    cmd.AddGpus(gpus);
     cmd.AddValue("fabric-gpus",
                  "GPUs of the fabric (0: the smallest zone that holds the job)",
                  fabricGpus);
     cmd.AddValue("gpus-per-server", "GPUs per server (one scale-up domain each)", gpusPerServer);
-    cmd.AddValue("uplinks", "Uplinks per RTSW (16: non-blocking)", uplinks);
+    cmd.AddUplinks(uplinks);
     cmd.AddRate(linkRate);
     cmd.AddValue("placement", "contiguous, fragmented or random", placement);
     cmd.AddValue("qps", "Queue pairs per connection", qps);
     cmd.AddValue("qp-mode", "split (each message over all QPs) or rr (round-robin)", qpMode);
-    cmd.AddValue("channels", "Channels (rings) of every collective", channels);
+    cmd.AddChannels(channels);
     cmd.AddValue("chunk", "Largest message of a collective step", chunk);
     cmd.AddValue(
         "algo",

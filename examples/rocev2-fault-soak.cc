@@ -10,7 +10,7 @@
  *   ./rocev2 run rocev2-fault-soak --first-seed=17 --seeds=1 --verbose=1
  *
  * Each seed (RngRun) builds a 2-tier zone of --gpus GPUs (--uplinks per
- * RTSW over --ctsws CTSWs), runs an AllReduce of --size over every GPU and
+ * RTSW over --ctsws CTSWs), runs an AllReduce of --coll-size over every GPU and
  * Poisson WebSearch flows (--load of each GPU's link, arrivals for
  * --duration) with congestion control --cc, and draws its faults from its
  * own random stream: 1-3 flapping fabric links, bit errors on one link (BER
@@ -202,15 +202,13 @@ main(int argc, char* argv[])
     RoceCommandLine cmd(__FILE__);
     cmd.AddValue("seeds", "Seeds to run", seeds);
     cmd.AddValue("first-seed", "First seed (RngRun)", firstSeed);
-    cmd.AddValue("gpus", "GPUs of the 2-tier zone (whole racks of 16)", gpus);
-    cmd.AddValue("uplinks", "Uplinks per RTSW", uplinks);
+    cmd.AddGpus(gpus);
+    cmd.AddUplinks(uplinks);
     cmd.AddValue("ctsws", "CTSWs (uplinks must be a multiple)", ctsws);
-    cmd.AddValue("duration", "Background arrivals and fault window", duration);
+    cmd.AddGeneratedFlows(cdf, load, duration);
     std::string dcqcnPreset;
     cmd.AddCongestionControl(cc, dcqcnPreset);
-    cmd.AddValue("load", "WebSearch load per GPU, a share of its link rate", load);
-    cmd.AddValue("size", "AllReduce size", size);
-    cmd.AddValue("cdf", "Flow-size CDF of the background flows", cdf);
+    cmd.AddValue("coll-size", "Bytes of the AllReduce, as nccl-tests counts them", size);
     cmd.AddValue("rto", "Queue pairs' retransmission timeout", rto);
     cmd.AddValue("limit", "Simulated time after which a run that has not ended fails", limit);
     cmd.AddJson(json);
@@ -229,7 +227,7 @@ main(int argc, char* argv[])
     cfg.cc = RoceCli::MakeCongestionControl(cc, dcqcnPreset).GetAlgorithm();
     cfg.dcqcnPreset = dcqcnPreset;
     cfg.load = load;
-    cfg.collectiveBytes = RoceCli::ParseBytes("size", size);
+    cfg.collectiveBytes = RoceCli::ParseBytes("coll-size", size);
     cfg.cdfPath = RoceCli::FindDataFile(cdf);
     ROCE_ERROR_IF(!std::ifstream(cfg.cdfPath).good(), "--cdf=" << cdf << " cannot be read");
     cfg.rto = RoceCli::ParsePositiveTime("rto", rto);

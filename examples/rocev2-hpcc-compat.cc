@@ -79,12 +79,7 @@ main(int argc, char* argv[])
     cmd.AddValue("topology", "An HPCC-format topology file (without --config)", topologyFile);
     cmd.AddValue("flows", "An HPCC-format flow file (without --config)", flowFile);
     cmd.AddCongestionControl(cc, preset); // neither given: --dcqcn-preset=hpcc-sim
-    cmd.AddValue("cdf",
-                 "Flow-size CDF for a generated load (with --load; default "
-                 "data/cdf/websearch.txt)",
-                 cdf);
-    cmd.AddValue("load", "Generate Poisson flows at this load of the host links (0..1)", load);
-    cmd.AddValue("duration", "Span of the generated flows' arrivals (with --load; 1ms)", duration);
+    cmd.AddGeneratedFlows(cdf, load, duration);
     cmd.AddMtu(mtu); // without --config; 1000 unless given
     cmd.AddValue("fct", "Write the HPCC-format FCT file here", fct);
     cmd.AddValue("pfc", "Write the HPCC-format PFC event file here", pfc);

@@ -72,7 +72,7 @@ main(int argc, char* argv[])
 
     RoceCommandLine cmd(__FILE__);
     cmd.AddValue("senders", "Number of senders", senders);
-    cmd.AddValue("size", "Bytes each sender WRITEs (e.g. 1000000, 1MB)", sizeText);
+    cmd.AddSize(sizeText);
     cmd.AddRate(rate);
     cmd.AddDelay(delay);
     cmd.AddMtu(mtu);

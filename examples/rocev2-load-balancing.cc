@@ -127,7 +127,7 @@ main(int argc, char* argv[])
     cmd.AddRate(rate);
     cmd.AddDelay(delay);
     cmd.AddValue("messages", "RDMA WRITEs per flow", messages);
-    cmd.AddValue("size", "Bytes per WRITE (e.g. 262144, 256KiB)", sizeText);
+    cmd.AddSize(sizeText);
     cmd.AddValue("think", "Idle time between a WRITE's completion and the next post", thinkText);
     cmd.AddValue("skew",
                  "Choose source ports so that ECMP puts each leaf's flows on one uplink",

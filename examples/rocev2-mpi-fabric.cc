@@ -114,13 +114,13 @@ main(int argc, char* argv[])
                  "One of Meta's layouts (meta-zone-3072, meta-cluster-24k) instead of the shape "
                  "flags",
                  preset);
-    cmd.AddValue("gpus", "GPUs of the fabric", gpus);
+    cmd.AddGpus(gpus);
     cmd.AddValue("gpus-per-server", "GPUs (NICs) per server", gpusPerServer);
     cmd.AddValue("servers", "Servers per rack", servers);
-    cmd.AddValue("uplinks", "Uplinks per RTSW", uplinks);
+    cmd.AddUplinks(uplinks);
     cmd.AddValue("ctsws", "CTSWs of the zone", ctsws);
     cmd.AddValue("incast", "GPUs, from the racks of other ranks, that WRITE to GPU 0", incast);
-    cmd.AddValue("size", "Bytes each incast sender WRITEs", sizeText);
+    cmd.AddSize(sizeText);
     cmd.AddValue("permutation",
                  "Bytes every GPU WRITEs to the GPU half the zone away (0: none)",
                  permutationText);
@@ -145,16 +145,12 @@ main(int argc, char* argv[])
                  "Its algorithm (ring, direct, tree, hd, hier; empty: the op's default)",
                  algorithm);
     cmd.AddValue("coll-size", "Its size S, as nccl-tests counts it", collSizeText);
-    cmd.AddValue("channels", "Its channels", channels);
+    cmd.AddChannels(channels);
     cmd.AddValue("notify-delay",
                  "How long after an arrival in another server its sender learns of it "
                  "(RoceCommunicator::NotifyDelay; auto: one way across the fabric's top tier)",
                  notifyText);
-    cmd.AddValue("load",
-                 "Poisson flows between random GPUs at this load of a GPU's link rate (0: none)",
-                 load);
-    cmd.AddValue("cdf", "Flow-size CDF of the Poisson flows", cdfPath);
-    cmd.AddValue("duration", "How long Poisson flows arrive", duration);
+    cmd.AddGeneratedFlows(cdfPath, load, duration);
     cmd.AddValue("stream", "First random stream of the Poisson flows (with --RngRun)", stream);
     cmd.AddMonitor(monitor, monitorInterval); // rank 0 writes the CSV files
     cmd.AddJson(json);

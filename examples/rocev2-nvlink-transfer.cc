@@ -39,9 +39,9 @@ main(int argc, char* argv[])
     std::string latencyText = "1us";
 
     RoceCommandLine cmd(__FILE__);
-    cmd.AddValue("gpus", "GPUs in the server (NGpus)", gpus);
+    cmd.AddGpus(gpus);
     cmd.AddValue("pattern", "all-to-all or ring", pattern);
-    cmd.AddValue("size", "Bytes per transfer (e.g. 1MB, 4MiB)", sizeText);
+    cmd.AddSize(sizeText);
     cmd.AddValue("nvlink-rate", "Per-GPU, per-direction NVLink rate (DataRate)", rateText);
     cmd.AddValue("latency", "First-byte latency of a transfer (Latency)", latencyText);
     cmd.Parse(argc, argv);

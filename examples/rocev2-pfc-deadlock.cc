@@ -74,7 +74,7 @@ main(int argc, char* argv[])
     RoceCommandLine cmd(__FILE__);
     cmd.AddValue("switches", "Switches in the ring (one host each), at least 3", nSwitches);
     cmd.AddValue("hops", "Each host writes to the host this many switches clockwise", hops);
-    cmd.AddValue("size", "Bytes each host writes (e.g. 1000000, 1MB)", sizeText);
+    cmd.AddSize(sizeText);
     cmd.AddRate(rate);
     cmd.AddDelay(delay);
     cmd.AddValue("buffer", "Buffer of each switch (e.g. 300KB)", bufferText);

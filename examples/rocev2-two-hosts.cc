@@ -44,7 +44,7 @@ main(int argc, char* argv[])
     cmd.AddRate(rate);
     cmd.AddDelay(delay);
     cmd.AddMtu(mtu);
-    cmd.AddValue("size", "Bytes to WRITE (e.g. 10000000, 10MB)", sizeText);
+    cmd.AddSize(sizeText);
     cmd.AddValue("qps", "Queue pairs the message is split over", qps);
     cmd.AddValue("error-rate",
                  "Per-packet loss probability on the link (both directions)",

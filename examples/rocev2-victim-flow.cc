@@ -105,7 +105,7 @@ main(int argc, char* argv[])
                  "Incast senders on the victim's leaf 2 (at least 1: the victim shares its "
                  "uplink with them)",
                  localSenders);
-    cmd.AddValue("size", "Bytes each incast sender WRITEs (e.g. 4000000, 4MB)", sizeText);
+    cmd.AddSize(sizeText);
     cmd.AddValue("victim-size",
                  "Bytes the victim WRITEs (it must outlast the incast)",
                  victimSizeText);

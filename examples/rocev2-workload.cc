@@ -65,10 +65,8 @@ main(int argc, char* argv[])
     cmd.AddValue("fabric-rate", "Rate of the leaf-spine links", fabricRate);
     cmd.AddDelay(delay);
     cmd.AddValue("pattern", "poisson, incast or permutation", pattern);
-    cmd.AddValue("cdf", "Flow-size CDF file (poisson)", cdfPath);
-    cmd.AddValue("load", "Offered load per host, a fraction of --host-rate (poisson)", load);
-    cmd.AddValue("duration", "How long flows arrive (poisson)", duration);
-    cmd.AddValue("size", "Bytes per flow (incast, permutation)", sizeText);
+    cmd.AddGeneratedFlows(cdfPath, load, duration);
+    cmd.AddSize(sizeText);
     cmd.AddCongestionControl(cc, preset);
     cmd.AddValue("stream", "First random stream of the workload (with --RngRun)", stream);
     cmd.AddValue("flows-out", "Write the flows as an HPCC flow file", flowsOut);

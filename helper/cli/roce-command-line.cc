@@ -429,6 +429,46 @@ RoceCommandLine::AddQuiet(bool& quiet)
 }
 
 void
+RoceCommandLine::AddSize(std::string& size)
+{
+    m_cmd.AddValue("size", "Bytes of each message a sender writes (e.g. 1000000, 1MB, 4MiB)", size);
+}
+
+void
+RoceCommandLine::AddGpus(uint32_t& gpus)
+{
+    m_cmd.AddValue("gpus",
+                   "GPUs: the job's where the program also takes --fabric-gpus, else the "
+                   "fabric's",
+                   gpus);
+}
+
+void
+RoceCommandLine::AddUplinks(uint32_t& uplinks)
+{
+    m_cmd.AddValue("uplinks",
+                   "Uplinks per RTSW (16: non-blocking; fewer oversubscribe the racks)",
+                   uplinks);
+}
+
+void
+RoceCommandLine::AddChannels(uint32_t& channels)
+{
+    m_cmd.AddValue("channels", "Channels (rings) of every collective", channels);
+}
+
+void
+RoceCommandLine::AddGeneratedFlows(std::string& cdf, double& load, std::string& duration)
+{
+    m_cmd.AddValue("cdf", "Flow-size CDF file of the generated (Poisson) flows", cdf);
+    m_cmd.AddValue("load",
+                   "Offered load of the generated flows per host, a share of its link rate "
+                   "(0..1)",
+                   load);
+    m_cmd.AddValue("duration", "How long the generated flows arrive (e.g. 1ms)", duration);
+}
+
+void
 RoceCommandLine::Parse(int argc, char** argv)
 {
     RoceCli::CheckAttributeFlags(argc, argv);

@@ -225,6 +225,11 @@ std::vector<uint32_t> PlaceJob(RoceGpuPlacement& place,
  * | --monitor      | CSV prefix of the fabric monitors; --sample their interval  |
  * | --json         | the results as JSON                                         |
  * | --quiet        | no progress line on stderr, no warning before a large run   |
+ * | --size         | bytes of each message a sender writes                       |
+ * | --gpus         | the job's GPUs (with --fabric-gpus), else the fabric's      |
+ * | --uplinks      | uplinks per RTSW (16: non-blocking)                         |
+ * | --channels     | channels (rings) of every collective                        |
+ * | --cdf, --load, --duration | the generated flows: sizes, load per host, span  |
  */
 class RoceCommandLine
 {
@@ -274,6 +279,23 @@ class RoceCommandLine
     void AddJson(std::string& json);
     /** \param quiet the --quiet switch */
     void AddQuiet(bool& quiet);
+    /** \param size the --size value: bytes of each message a sender writes */
+    void AddSize(std::string& size);
+    /**
+     * \param gpus the --gpus value: the job's GPUs where the program also
+     *        takes --fabric-gpus, else the fabric's
+     */
+    void AddGpus(uint32_t& gpus);
+    /** \param uplinks the --uplinks value: uplinks per RTSW */
+    void AddUplinks(uint32_t& uplinks);
+    /** \param channels the --channels value: channels (rings) of every collective */
+    void AddChannels(uint32_t& channels);
+    /**
+     * \brief The generated (Poisson) flows: --cdf, --load and --duration.
+     * \param cdf the flow-size CDF file \param load the offered load per host,
+     *        a share of its link rate \param duration how long flows arrive
+     */
+    void AddGeneratedFlows(std::string& cdf, double& load, std::string& duration);
 
     /**
      * \brief Check the attribute flags (RoceCli::CheckAttributeFlags), parse
