@@ -110,14 +110,10 @@ main(int argc, char* argv[])
     }
     ROCE_ERROR_IF(load == 0 && (!cdf.empty() || !duration.empty()),
                   "--cdf and --duration shape a generated load: give --load too");
-    // The lineage's own DCQCN unless a choice was made: the example's default
-    // flags are --dcqcn-preset=hpcc-sim (--cc=dcqcn alone means nvidia-cx, as
-    // in every example).
-    if (config.empty() && cc.empty() && preset.empty())
-    {
-        preset = "hpcc-sim";
-    }
-    const RoceCcHelper ccChoice = RoceCli::MakeCongestionControl(cc, preset);
+    // The lineage's own DCQCN unless a choice was made (--cc=dcqcn alone
+    // means nvidia-cx, as in every example).
+    const RoceCcHelper ccChoice =
+        RoceCli::MakeCongestionControl(cc, preset, RoceHpccConfig::DCQCN_PRESET);
     if (config.empty())
     {
         cc = ccChoice.GetAlgorithm();

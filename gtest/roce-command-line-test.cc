@@ -120,6 +120,11 @@ TEST(RoceCommandLineCc, OneMeaningOfEveryChoice)
     EXPECT_EQ(MakeCongestionControl("", "").GetAlgorithm(), "none");
     EXPECT_EQ(MakeCongestionControl("", "").GetDcqcnPreset(), "");
     EXPECT_EQ(MakeCongestionControl("dctcp", "").GetDcqcnPreset(), "");
+    // A program's own default choice applies only when neither flag is given.
+    EXPECT_EQ(MakeCongestionControl("", "", "hpcc-sim").GetDcqcnPreset(), "hpcc-sim");
+    EXPECT_EQ(MakeCongestionControl("dcqcn", "", "hpcc-sim").GetDcqcnPreset(), "nvidia-cx");
+    EXPECT_EQ(MakeCongestionControl("hpcc", "", "hpcc-sim").GetDcqcnPreset(), "");
+    EXPECT_EQ(MakeCongestionControl("", "paper-2015", "hpcc-sim").GetDcqcnPreset(), "paper-2015");
 }
 
 namespace

@@ -372,9 +372,7 @@ BindRuns(py::module_& m)
             {
                 // As rocev2-hpcc-compat: with neither cc nor dcqcn_preset,
                 // the lineage's DCQCN (the hpcc-sim preset).
-                RoceCli::MakeCongestionControl(cc,
-                                               cc.empty() && dcqcnPreset.empty() ? "hpcc-sim"
-                                                                                 : dcqcnPreset)
+                RoceCli::MakeCongestionControl(cc, dcqcnPreset, RoceHpccConfig::DCQCN_PRESET)
                     .Configure(roce, switches);
             }
             HpccScenario s;

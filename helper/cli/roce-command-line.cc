@@ -203,7 +203,9 @@ RoceCli::FindDataFile(const std::string& path)
 }
 
 RoceCcHelper
-RoceCli::MakeCongestionControl(const std::string& cc, const std::string& preset)
+RoceCli::MakeCongestionControl(const std::string& cc,
+                               const std::string& preset,
+                               const std::string& unsetPreset)
 {
     ROCE_ERROR_IF(!cc.empty() && !preset.empty() &&
                       RoceCongestionOps::LookupByName(cc) !=
@@ -211,7 +213,11 @@ RoceCli::MakeCongestionControl(const std::string& cc, const std::string& preset)
                   "--dcqcn-preset=" << preset << " needs --cc=dcqcn, not --cc=" << cc);
     if (cc.empty())
     {
-        return preset.empty() ? RoceCcHelper("none") : RoceCcHelper("dcqcn", preset);
+        if (preset.empty())
+        {
+            return unsetPreset.empty() ? RoceCcHelper("none") : RoceCcHelper("dcqcn", unsetPreset);
+        }
+        return RoceCcHelper("dcqcn", preset);
     }
     return RoceCcHelper(cc, preset);
 }

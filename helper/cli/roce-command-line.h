@@ -114,10 +114,14 @@ std::string FindDataFile(const std::string& path);
  * \param cc the --cc value: none, dcqcn, hpcc, timely, dctcp; "" when not
  *        given (none, or dcqcn when a preset is named)
  * \param preset the --dcqcn-preset value, "" when not given
+ * \param unsetPreset with neither flag given: DCQCN with this preset instead
+ *        of none ("" for none; rocev2-hpcc-compat gives the lineage's own)
  * \return the choice; a RoceError naming the flags for a preset with another
  *         algorithm or an unknown name
  */
-RoceCcHelper MakeCongestionControl(const std::string& cc, const std::string& preset);
+RoceCcHelper MakeCongestionControl(const std::string& cc,
+                                   const std::string& preset,
+                                   const std::string& unsetPreset = "");
 
 /**
  * \brief Make ns-3's event scheduler ns3::PriorityQueueScheduler unless the

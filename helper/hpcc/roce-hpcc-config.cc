@@ -470,7 +470,7 @@ RoceHpccConfig::Apply(RoceHelper& roce,
     switch (ccMode)
     {
     case 1:
-        RoceCcHelper("dcqcn", "hpcc-sim").Configure(roce, switches);
+        RoceCcHelper("dcqcn", DCQCN_PRESET).Configure(roce, switches);
         for (const auto& [key, attr] : std::vector<std::pair<std::string, std::string>>{
                  {"RP_TIMER", "RateIncreaseTimer"},
                  {"ALPHA_RESUME_INTERVAL", "AlphaUpdateInterval"},

@@ -57,6 +57,10 @@ class RoceSwitchHelper;
 class RoceHpccConfig
 {
   public:
+    /// The lineage's own DCQCN values: CC_MODE 1, and what HPCC-format runs
+    /// take when no congestion control is named (rocev2-hpcc-compat, Python)
+    static constexpr const char* DCQCN_PRESET = "hpcc-sim";
+
     /** `n rate value ...`: one value per link speed. */
     using RateMap = std::map<uint64_t, double>;
 
