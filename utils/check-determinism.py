@@ -79,6 +79,20 @@ CASES = [
          ["--senders=16", "--size=300000", "--buffer=2", "--dcqcn-preset=hpcc-sim",
           "--RngRun=1", "--json={d}/out.json"],
          "--RngRun=2", ("ns3::MapScheduler", "ns3::CalendarScheduler")),
+    # A collective (hierarchical AllReduce over NVLink and 8 channels of
+    # DCQCN QPs on a 3-tier zone) and the first 300 us of the HPCC web-search
+    # run (128 flows of the 6,635 on the 320-host fat-tree, HPCC's INT
+    # windows) give the same outputs under both schedulers; another run
+    # number moves ECMP and ECN marking and must change them.
+    Case("schedulers-allreduce", "rocev2-ai-zone-allreduce",
+         ["--gpus=64", "--tiers=3", "--zones=2", "--oversub=2", "--uplinks=4", "--algo=hier", "--cc=dcqcn", "--sizes=4M",
+          "--seed=1", "--json={d}/out.json"],
+         "--seed=2", ("ns3::MapScheduler", "ns3::CalendarScheduler")),
+    Case("schedulers-hpcc-websearch", "rocev2-hpcc-compat",
+         ["--topology={root}/data/hpcc-format/fat-tree-320.txt",
+          "--flows={root}/data/hpcc-format/websearch-320-30pct-10ms.txt", "--cc=hpcc",
+          "--stop=2.0003s", "--seed=1", "--quiet", "--json={d}/out.json", "--fct={d}/fct.txt"],
+         "--seed=2", ("ns3::MapScheduler", "ns3::CalendarScheduler")),
 ]
 
 
