@@ -16,6 +16,7 @@
 #include "ns3/pointer.h"
 #include "ns3/queue-size.h"
 #include "ns3/roce-cc-dcqcn.h"
+#include "ns3/roce-cc-hpcc.h"
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-hpcc-config.h"
@@ -271,6 +272,48 @@ TEST(HpccConfig, AppliesItsKeysToTheFabric)
     DoubleValue pmax;
     q->GetAttribute("EcnPmax", pmax);
     EXPECT_DOUBLE_EQ(pmax.Get(), 0.5);
+    Simulator::Destroy();
+    Config::Reset();
+}
+
+TEST(HpccConfig, AppliesTheHpccModeOfTheLineagesRunScript)
+{
+    // CC_MODE 3 with the keys the lineage's run script writes for HPCC at
+    // 100 Gb/s. RATE_AI sets W_AI = RATE_AI x T, T the largest base RTT: an
+    // attribute of type QueueSize, so a value of another type is refused
+    // ("Wai=62 is out of range or of the wrong type" on fat-tree-320).
+    const std::string topo =
+        Write("hptopo", "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n");
+    const RoceHpccConfig c = RoceHpccConfig::Read(
+        Write("hp",
+              "TOPOLOGY_FILE " + topo +
+                  "\nFLOW_FILE f.txt\nCC_MODE 3\nRATE_AI 40Mb/s\nHAS_WIN 1\nVAR_WIN 1\n"
+                  "FAST_REACT 1\nU_TARGET 0.95\nMI_THRESH 0\nINT_MULTI 4\n"
+                  "PACKET_PAYLOAD_SIZE 1000\n"));
+    const RoceHpccFormat::Topology t = RoceHpccFormat::ReadTopology(c.Resolve(c.topologyFile));
+    const Time rtt = c.MaxBaseRtt(t); // 4 x (1 us + 80 ns) = 4.32 us
+    ASSERT_EQ(rtt, NanoSeconds(4320));
+    RoceHelper roce;
+    RoceSwitchHelper switches;
+    c.Apply(roce, switches, t);
+    NodeContainer nodes = RoceHpccFormat::Build(t, roce, switches);
+    auto qp =
+        roce.CreateQp(RoceHelper::GetNic(nodes.Get(0)), RoceHelper::GetNic(nodes.Get(1))).first;
+    Ptr<RoceCcHpcc> cc = DynamicCast<RoceCcHpcc>(qp->GetCongestionControl());
+    ASSERT_TRUE(cc);
+    // 40 Mb/s x 4.32 us = 172.8 bits = 21.6 B, rounded to 22 B.
+    QueueSizeValue wai;
+    cc->GetAttribute("Wai", wai);
+    EXPECT_EQ(wai.Get(), QueueSize(QueueSizeUnit::BYTES, 22));
+    DoubleValue eta;
+    cc->GetAttribute("Eta", eta);
+    EXPECT_DOUBLE_EQ(eta.Get(), 0.95);
+    UintegerValue stages;
+    cc->GetAttribute("MaxStage", stages);
+    EXPECT_EQ(stages.Get(), 0u);
+    TimeValue base;
+    cc->GetAttribute("BaseRtt", base);
+    EXPECT_EQ(base.Get(), rtt);
     Simulator::Destroy();
     Config::Reset();
 }

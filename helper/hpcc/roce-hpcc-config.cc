@@ -524,7 +524,8 @@ RoceHpccConfig::Apply(RoceHelper& roce,
                 RateOf("RATE_AI", DataRate()).GetBitRate() * maxRtt.GetSeconds() / 8;
             roce.SetCongestionControlAttribute(
                 "Wai",
-                UintegerValue(std::max<uint64_t>(1, std::llround(bytes))));
+                QueueSizeValue(
+                    QueueSize(QueueSizeUnit::BYTES, std::max<uint32_t>(1, std::llround(bytes)))));
         }
         if (Has("MIN_RATE"))
         {
