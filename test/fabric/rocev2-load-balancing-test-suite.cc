@@ -466,6 +466,8 @@ class LbPermutationTestCase : public LbTestCase
             cfg.receiveWindow = m.window;
             LbResult r = RunPermutation(cfg);
             std::string what = m.lb + (m.option.empty() ? "" : "/" + m.option);
+            std::cout << "load balancing " << what << ": max/mean uplink load "
+                      << r.MaxUplink() / r.MeanUplink() << " (bound " << m.maxOverMean << ")\n";
             CheckDelivery(cfg, r, what);
             NS_TEST_EXPECT_MSG_EQ(r.stats.retransmits, 0, what << ": retransmissions");
             NS_TEST_EXPECT_MSG_LT(r.MaxUplink(),
