@@ -356,6 +356,18 @@ if(ROCEV2_DEBIAN_PYTHON3)
 else()
   set(_rocev2_plot_python ${ROCEV2_PYTHON3})
 endif()
+# The Chakra traces of data/chakra/ read independently of the module's reader:
+# Debian's python3-protobuf decodes them with classes protoc generates from
+# helper/chakra/roce-chakra-et.proto. The files must hold what data/README.md
+# says (the numbers the rocev2-chakra-replay suite asserts), and
+# rocev2-chakra-replay's --json must match them: nodes executed per type and
+# rank, collectives and transfers with their sizes, GPU compute, synthetic-8's
+# makespan within 3 % of the critical path computed in the script. Without
+# python3-protobuf or protoc the check fails, naming the package.
+add_test(NAME check/chakra-trace
+         COMMAND ${_rocev2_plot_python} ${_rocev2_root}/utils/check-chakra.py
+                 --example ${CMAKE_BINARY_DIR}/examples/rocev2-chakra-replay
+                 --root ${_rocev2_root} --work ${CMAKE_BINARY_DIR}/check-chakra)
 # Parsers, percentiles per flow-size bucket, JSON flattening and the sweep's
 # aggregation against hand-computed values.
 add_test(NAME check/python/plot-sweep

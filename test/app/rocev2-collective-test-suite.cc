@@ -15,6 +15,9 @@
 #include "ns3/roce-collective-app.h"
 #include "ns3/roce-collective-helper.h"
 #include "ns3/roce-collective.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-nvlink-domain.h"
+#include "ns3/roce-queue-pair.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
@@ -120,9 +123,32 @@ class CollectiveBytesTestCase : public TestCase
                 const bool hasQps = z.GetNic(g)->GetNQps() > 0;
                 NS_TEST_EXPECT_MSG_EQ(hasQps, used, name << " NIC of GPU " << g);
             }
-            NS_TEST_EXPECT_MSG_EQ(comm->GetNicBytes() + comm->GetScaleUpBytes(),
-                                  sent,
-                                  name << ": NIC + scale-up = sent");
+            // Where the bytes arrive, counted by the receivers, not by the
+            // communicator: the receiving QPs' delivered payload bytes
+            // (RoCE, between servers) and the scale-up domains' received
+            // bytes (NVLink, within a server). The algorithm must move, in
+            // all, what the ranks receive: p 2(p-1)/p S for AllReduce,
+            // p (p-1)/p S for AllGather, ReduceScatter and AllToAll, (p-1) S
+            // for Broadcast, p S for SendRecv; of it, `nic` crosses servers
+            // (derived above from the ring and the rail layout) and the
+            // rest stays within a server. Both are exact byte counts.
+            const uint64_t moved = op == RoceCollective::BROADCAST ? (p - 1) * expect : p * expect;
+            uint64_t qpDelivered = 0;
+            uint64_t nvlinkReceived = 0;
+            for (uint32_t g = 0; g < p; ++g)
+            {
+                Ptr<RoceNetDevice> nic = z.GetNic(g);
+                for (uint32_t i = 0; i < nic->GetNQps(); ++i)
+                {
+                    qpDelivered += nic->GetQpByIndex(i)->GetStats().bytesDelivered;
+                }
+                // 4 GPUs per server, local GPU g % 4 of its server's domain.
+                nvlinkReceived += z.GetNvlink(g)->GetRxBytes(g % 4);
+            }
+            NS_TEST_EXPECT_MSG_EQ(qpDelivered, nic, name << ": bytes delivered by receiving QPs");
+            NS_TEST_EXPECT_MSG_EQ(nvlinkReceived,
+                                  moved - nic,
+                                  name << ": bytes received over the scale-up domains");
             Simulator::Destroy();
         }
     }

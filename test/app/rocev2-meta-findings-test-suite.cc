@@ -20,8 +20,10 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <numeric>
+#include <vector>
 
 using namespace ns3;
 
@@ -148,24 +150,33 @@ class MetaPlacementTestCase : public TestCase
  * E-ECMP with QP scaling (Meta: up to 40 % more AllReduce busbw). A 32 MiB
  * ring AllReduce over 64 GPUs of a non-blocking zone: with 1 QP per
  * connection ECMP hashes a rack's 8 channel flows onto 16 uplinks and some
- * collide; 16 QPs split each message into 16 flows and the load evens out.
- * Over ECMP seeds 1-4, asserts that every seed gains and the mean gains
- * at least 15 %.
+ * collide (all 8 on distinct uplinks with probability 16! / (8! 16^8) =
+ * 0.12 per rack, so most seeds collide somewhere); 16 QPs split each message
+ * into 16 flows and the load evens out. The gain depends on where the
+ * collisions fall, so it is a random variable of the ECMP seed (measured
+ * 23 % to 84 % over RngRun 1-4): the case runs RngRun 1-8 and computes the
+ * per-seed gain g = busbw(16 QPs) / busbw(1 QP) - 1, its mean and the
+ * standard error of the mean (sample standard deviation / sqrt 8), and
+ * asserts that the mean gain is positive by more than 3 standard errors
+ * (a gain, not a seed's luck), and that no seed loses. Measured: 1 QP
+ * 1009-1503 Gb/s, 16 QPs 1850-1864 Gb/s; mean gain 38.8 %, standard error
+ * 9.7 % (Meta: up to 40 %). 47 s, so TAKES_FOREVER.
  */
 class MetaEecmpTestCase : public TestCase
 {
   public:
     MetaEecmpTestCase()
-        : TestCase("E-ECMP with 16 QPs beats plain ECMP with 1 QP by >= 15 % on every seed")
+        : TestCase("E-ECMP with 16 QPs beats plain ECMP with 1 QP: mean gain over 8 seeds > 3 "
+                   "standard errors, no seed loses")
     {
     }
 
   private:
     void DoRun() override
     {
-        double sum1 = 0;
-        double sum16 = 0;
-        for (uint32_t run = 1; run <= 4; ++run)
+        const uint32_t seeds = 8;
+        std::vector<double> gain;
+        for (uint32_t run = 1; run <= seeds; ++run)
         {
             MetaRun r;
             r.size = 32u << 20;
@@ -176,11 +187,18 @@ class MetaEecmpTestCase : public TestCase
             std::cout << "meta e-ecmp seed " << run << " busbw Gb/s: 1 QP " << one << ", 16 QPs "
                       << sixteen << "\n";
             NS_TEST_ASSERT_MSG_GT(one, 0, "1 QP finished, seed " << run);
-            NS_TEST_EXPECT_MSG_GT(sixteen, one, "16 QPs gain, seed " << run);
-            sum1 += one;
-            sum16 += sixteen;
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(sixteen, one, "16 QPs lose, seed " << run);
+            gain.push_back(sixteen / one - 1);
         }
-        NS_TEST_EXPECT_MSG_GT(sum16, 1.15 * sum1, "mean gain >= 15 %");
+        const double mean = std::accumulate(gain.begin(), gain.end(), 0.0) / seeds;
+        double ss = 0;
+        for (double g : gain)
+        {
+            ss += (g - mean) * (g - mean);
+        }
+        const double se = std::sqrt(ss / (seeds - 1) / seeds);
+        std::cout << "meta e-ecmp mean gain " << mean << ", standard error " << se << "\n";
+        NS_TEST_EXPECT_MSG_GT(mean - 3 * se, 0, "mean gain not above 3 standard errors");
     }
 };
 
@@ -265,7 +283,7 @@ class RoceMetaFindingsTestSuite : public TestSuite
     {
         AddTestCase(new MetaCtsAheadTestCase, TestCase::QUICK);
         AddTestCase(new MetaPlacementTestCase, TestCase::EXTENSIVE);
-        AddTestCase(new MetaEecmpTestCase, TestCase::EXTENSIVE);
+        AddTestCase(new MetaEecmpTestCase, TestCase::TAKES_FOREVER);
         AddTestCase(new MetaCtsTestCase, TestCase::EXTENSIVE);
     }
 };

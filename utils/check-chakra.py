@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Check the Chakra traces and their replay against an independent reading of the files.
+
+    check-chakra.py --example build/examples/rocev2-chakra-replay --root . --work DIR
+
+The repository traces (data/chakra/) are read here with Debian's python3-protobuf,
+from Python classes that protoc generates from helper/chakra/roce-chakra-et.proto
+(the published field numbers): none of the module's C++ reader is used. The
+check then:
+  - compares what the files hold with data/README.md (whose numbers the
+    rocev2-chakra-replay test suite asserts): node counts by type, the GPU
+    kernels' summed duration, the GPU-side collectives and their sizes;
+  - runs rocev2-chakra-replay on synthetic-8 (8 one-GPU servers, 1 channel, one
+    chunk per slice) and on the PyTorch trace replicated on 16 GPUs, and
+    compares its --json with the files: nodes executed per type and rank,
+    collectives in order with their operation and size, point-to-point
+    transfers and bytes, the mean GPU compute per rank;
+  - computes synthetic-8's critical path here, over each rank's data
+    dependencies, with a kernel's duration, an AllReduce's chain of 2(p-1)
+    ring steps of S/p into the rank and a transfer's single WRITE (alpha-beta:
+    the serialisation of the bytes and their headers at 400 Gb/s, one
+    store-and-forward time of the last frame per switch, the zone's link
+    delays of 1.5 us to the RTSW and 4 us to the CTSW; the example puts 2
+    one-GPU servers in a rack, so the ring alternates edges within and across
+    racks), and requires the replay's makespan within 3 % of it (what a step
+    costs beyond its WRITE, the receiver's handling before it posts the next
+    one, is left out: measured +1.2 %); the PyTorch replay's makespan must be
+    at least its serial GPU compute (kernels run one at a time).
+Without python3-protobuf or protoc it fails, naming the Debian package.
+"""
+
+import argparse
+import collections
+import importlib
+import json
+import math
+import os
+import subprocess
+import sys
+
+# data/README.md: what each repository trace holds.
+README = {
+    "pytorch": {
+        "nodes": 3664,
+        "types": {"COMP_NODE": 3643, "COMM_COLL_NODE": 21},
+        "gpu_compute_us": 292828,
+        # The GPU-side collectives, in file order: (comm_type, comm_size).
+        "allreduce_bytes": [8196000, 31502336, 26255360, 26550272, 9724160],
+        "broadcast_bytes": [212480, 424],
+    },
+    "synthetic": {
+        "nodes": 10,
+        "types": {"COMP_NODE": 2, "COMM_SEND_NODE": 2, "COMM_RECV_NODE": 2, "COMM_COLL_NODE": 4},
+        "gpu_compute_us": 400,
+    },
+}
+
+TYPE_NAMES = ["INVALID_NODE", "METADATA_NODE", "MEM_LOAD_NODE", "MEM_STORE_NODE", "COMP_NODE",
+              "COMM_SEND_NODE", "COMM_RECV_NODE", "COMM_COLL_NODE"]
+COMM_TYPE_OP = {0: "allreduce", 2: "allgather", 5: "broadcast", 6: "alltoall", 7: "reducescatter"}
+
+RATE = 400e9  # bit/s, the example's default --rate
+MTU = 4096  # payload bytes per packet, the AI Zone NICs' default
+WIRE = 58 + 24  # headers and ICRC, then FCS, preamble and inter-frame gap, bytes
+RETH = 16  # on a WRITE's first packet
+RTSW_DELAY = 1.5e-6  # NIC - RTSW link (RoceAiZoneHelper's default)
+CTSW_DELAY = 4e-6  # RTSW - CTSW link
+SERVERS_PER_RACK = 2  # the example's zone: racks of 2 servers (--gpus-per-server=1: 2 GPUs)
+
+
+def write_seconds(size, same_rack):
+    """Alpha-beta time of one WRITE of `size` bytes, nothing else on its links: the
+    serialisation of the bytes and their headers at the NIC, one more store-and-forward
+    time of the last frame per switch, and the propagation. Within a rack the path is
+    NIC-RTSW-NIC (1 switch, 2 x 1.5 us); across racks NIC-RTSW-CTSW-RTSW-NIC (3 switches,
+    2 x 1.5 us + 2 x 4 us)."""
+    n = math.ceil(size / MTU)
+    last = size - (n - 1) * MTU
+    switches, propagation = (1, 2 * RTSW_DELAY) if same_rack else (3, 2 * RTSW_DELAY + 2 * CTSW_DELAY)
+    return (size + n * WIRE + RETH) * 8 / RATE + switches * (last + WIRE) * 8 / RATE + propagation
+
+
+def same_rack(a, b):
+    """Ranks on one-GPU servers placed contiguously: rank r on server r, rack r // 2."""
+    return a // SERVERS_PER_RACK == b // SERVERS_PER_RACK
+
+
+def ring_allreduce_seconds(size, ranks, rank):
+    """A ring AllReduce (1 channel, one chunk per slice) as rank `rank` sees it: 2(p-1)
+    steps, and its step k needs the slice S/p that rank r-1 sent once it had its own step
+    k-1, so rank r finishes after the chain of 2(p-1) WRITEs along the ring's edges into
+    r, r-1, r-2, ... (on this layout the ring alternates edges within and across racks)."""
+    total = 0.0
+    for k in range(2 * (ranks - 1)):
+        dst = (rank - k) % ranks
+        src = (dst - 1) % ranks
+        total += write_seconds(size / ranks, same_rack(src, dst))
+    return total
+
+
+def load_protobuf(root, work):
+    """The message classes, generated by protoc from the module's .proto."""
+    try:
+        import google.protobuf  # noqa: F401
+        from google.protobuf.internal.decoder import _DecodeVarint  # noqa: F401
+    except ImportError as e:
+        sys.exit("check-chakra: Python's protobuf is missing (%s): install Debian's python3-protobuf "
+                 "(./rocev2 setup) and run with /usr/bin/python3" % e)
+    proto_dir = os.path.join(root, "helper", "chakra")
+    os.makedirs(work, exist_ok=True)
+    try:
+        subprocess.run(["protoc", "--python_out=" + work, "-I" + proto_dir,
+                        os.path.join(proto_dir, "roce-chakra-et.proto")], check=True)
+    except FileNotFoundError:
+        sys.exit("check-chakra: protoc is missing: install Debian's protobuf-compiler")
+    sys.path.insert(0, work)
+    return importlib.import_module("roce_chakra_et_pb2")
+
+
+def read_trace(pb, path):
+    """(GlobalMetadata, [Node]) of a file of length-delimited messages."""
+    from google.protobuf.internal.decoder import _DecodeVarint
+    with open(path, "rb") as f:
+        data = f.read()
+    messages = []
+    pos = 0
+    while pos < len(data):
+        size, pos = _DecodeVarint(data, pos)
+        if pos + size > len(data):
+            sys.exit("check-chakra: %s: a message runs past the end of the file" % path)
+        messages.append(data[pos:pos + size])
+        pos += size
+    meta = pb.GlobalMetadata()
+    meta.ParseFromString(messages[0])
+    nodes = []
+    for m in messages[1:]:
+        n = pb.Node()
+        n.ParseFromString(m)
+        nodes.append(n)
+    return meta, nodes
+
+
+def attrs(node):
+    """The node's attributes by name (scalar values)."""
+    out = {}
+    for a in node.attr:
+        kind = a.WhichOneof("value")
+        out[a.name] = getattr(a, kind) if kind else None
+    return out
+
+
+def summary(nodes):
+    """What a rank's trace holds: counts by type, GPU compute, GPU-side collectives and sends."""
+    types = collections.Counter(TYPE_NAMES[n.type] for n in nodes)
+    gpu = 0
+    colls = []
+    sends = []
+    for n in nodes:
+        a = attrs(n)
+        if a.get("is_cpu_op", False):
+            continue
+        if n.type == 4:
+            gpu += n.duration_micros
+        elif n.type == 7:
+            colls.append((COMM_TYPE_OP[a["comm_type"]], a["comm_size"]))
+        elif n.type == 5:
+            sends.append(a["comm_size"])
+    return {"nodes": len(nodes), "types": dict(types), "gpu_compute_us": gpu, "collectives": colls,
+            "sends": sends}
+
+
+def critical_path(nodes, ranks, rank):
+    """Longest path over rank `rank`'s data dependencies, in seconds (alpha-beta node times)."""
+    by_id = {n.id: n for n in nodes}
+    finish = {}
+
+    def cost(n):
+        a = attrs(n)
+        if a.get("is_cpu_op", False):
+            return 0.0
+        if n.type == 4:
+            return n.duration_micros * 1e-6
+        if n.type == 7:
+            if a["comm_type"] != 0:
+                raise ValueError("only AllReduce has an alpha-beta time here")
+            return ring_allreduce_seconds(a["comm_size"], ranks, rank)
+        if n.type in (5, 6):
+            # A send and the matching receive take the one WRITE from comm_src to comm_dst.
+            return write_seconds(a["comm_size"], same_rack(a["comm_src"], a["comm_dst"]))
+        return 0.0
+
+    def done(i):
+        if i not in finish:
+            n = by_id[i]
+            finish[i] = max([done(d) for d in n.data_deps], default=0.0) + cost(n)
+        return finish[i]
+
+    return max(done(n.id) for n in nodes)
+
+
+def run_example(example, root, out, args):
+    subprocess.run([example] + args + ["--json=" + out], cwd=root, check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(out) as f:
+        return json.load(f)
+
+
+class Checker:
+    def __init__(self):
+        self.failures = []
+
+    def eq(self, got, want, what):
+        if got != want:
+            self.failures.append("%s: %r, expected %r" % (what, got, want))
+
+    def true(self, cond, what):
+        if not cond:
+            self.failures.append(what)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--example", required=True, help="the rocev2-chakra-replay program")
+    parser.add_argument("--root", required=True, help="the repository")
+    parser.add_argument("--work", required=True, help="a folder for generated files")
+    args = parser.parse_args()
+    pb = load_protobuf(args.root, os.path.join(args.work, "protobuf"))
+    c = Checker()
+
+    # synthetic-8: the files.
+    ranks = 8
+    synth = []
+    for r in range(ranks):
+        meta, nodes = read_trace(pb, os.path.join(args.root, "data/chakra/synthetic-8/chakra.%d.et" % r))
+        c.eq(meta.version, "0.0.4", "synthetic rank %d version" % r)
+        s = summary(nodes)
+        synth.append((nodes, s))
+        for key in ("nodes", "types", "gpu_compute_us"):
+            c.eq(s[key], README["synthetic"][key], "synthetic rank %d %s (data/README.md)" % (r, key))
+        c.eq(s["collectives"], [("allreduce", 4 << 20), ("allreduce", 16 << 20)] * 2,
+             "synthetic rank %d collectives" % r)
+    # The replay.
+    j = run_example(args.example, args.root, os.path.join(args.work, "synthetic.json"),
+                    ["--et=data/chakra/synthetic-8/chakra.0.et", "--gpus-per-server=1",
+                     "--channels=1", "--chunk=64MiB"])
+    c.true(j["finished"], "synthetic: the replay did not finish")
+    c.eq(j["ranks"], ranks, "synthetic ranks")
+    for r in range(ranks):
+        c.eq(j["per_rank"][r]["nodes_executed"], synth[r][1]["types"],
+             "synthetic rank %d nodes executed by type" % r)
+    total = collections.Counter()
+    for _, s in synth:
+        total.update(s["types"])
+    c.eq(j["nodes_executed"], dict(total), "synthetic nodes executed by type, all ranks")
+    c.eq(j["nodes_total"], sum(s["nodes"] for _, s in synth), "synthetic nodes in the graphs")
+    c.eq([(x["op"], x["bytes"]) for x in j["collectives"]], synth[0][1]["collectives"],
+         "synthetic collectives in order (operation, bytes)")
+    c.eq(j["transfers"]["count"], sum(len(s["sends"]) for _, s in synth), "synthetic transfers")
+    c.eq(j["transfers"]["bytes"], sum(sum(s["sends"]) for _, s in synth), "synthetic transfer bytes")
+    c.true(abs(j["compute_us"] - README["synthetic"]["gpu_compute_us"]) < 1e-3,
+           "synthetic compute_us %s, expected 400 (the kernels of a rank)" % j["compute_us"])
+    path_us = max(critical_path(nodes, ranks, r) for r, (nodes, _) in enumerate(synth)) * 1e6
+    makespan = j["makespan_us"]
+    print("check-chakra: synthetic-8 makespan %.1f us, critical path computed here %.1f us (%+.2f %%)"
+          % (makespan, path_us, 100 * (makespan / path_us - 1)))
+    c.true(abs(makespan - path_us) <= 0.03 * path_us,
+           "synthetic makespan %.1f us not within 3 %% of the critical path %.1f us" % (makespan, path_us))
+
+    # The PyTorch trace, replicated on 16 GPUs.
+    meta, nodes = read_trace(pb, os.path.join(args.root, "data/chakra/pytorch-ddp/chakra.0.et"))
+    s = summary(nodes)
+    want = README["pytorch"]
+    for key in ("nodes", "types", "gpu_compute_us"):
+        c.eq(s[key], want[key], "pytorch %s (data/README.md)" % key)
+    c.eq([b for op, b in s["collectives"] if op == "allreduce"], want["allreduce_bytes"],
+         "pytorch GPU-side AllReduces")
+    c.eq([b for op, b in s["collectives"] if op == "broadcast"], want["broadcast_bytes"],
+         "pytorch GPU-side broadcasts")
+    p = 16
+    j = run_example(args.example, args.root, os.path.join(args.work, "pytorch.json"),
+                    ["--et=data/chakra/pytorch-ddp/chakra.0.et", "--replicate", "--gpus=%d" % p])
+    c.true(j["finished"], "pytorch: the replay did not finish")
+    c.eq(j["nodes_executed"], {t: p * n for t, n in s["types"].items()},
+         "pytorch nodes executed by type, 16 ranks")
+    for r in range(p):
+        c.eq(j["per_rank"][r]["nodes_executed"], s["types"], "pytorch rank %d nodes by type" % r)
+        c.true(abs(j["per_rank"][r]["compute_us"] - s["gpu_compute_us"]) < 1e-3,
+               "pytorch rank %d compute_us %s, expected %d (its kernels, one at a time)"
+               % (r, j["per_rank"][r]["compute_us"], s["gpu_compute_us"]))
+    c.eq([(x["op"], x["bytes"]) for x in j["collectives"]], s["collectives"],
+         "pytorch collectives in order (operation, bytes)")
+    c.true(all(x["ranks"] == p and x["time_us"] > 0 for x in j["collectives"]),
+           "pytorch: a collective did not run on all 16 ranks")
+    c.true(j["makespan_us"] >= s["gpu_compute_us"],
+           "pytorch makespan %.1f us below the serial GPU compute %d us"
+           % (j["makespan_us"], s["gpu_compute_us"]))
+    print("check-chakra: pytorch-ddp x16 makespan %.1f us, serial GPU compute %d us; %d nodes per rank"
+          % (j["makespan_us"], s["gpu_compute_us"], s["nodes"]))
+
+    for f in c.failures:
+        print("check-chakra: FAIL: " + f, file=sys.stderr)
+    if c.failures:
+        return 1
+    print("check-chakra: OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
