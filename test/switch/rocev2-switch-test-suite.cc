@@ -272,6 +272,18 @@ class EcnRedTestCase : public TestCase
 
     void DoRun() override
     {
+        // Seed 7 for this case only: suites that run after it in the same
+        // process draw from the seed they were given.
+        struct SeedScope
+        {
+            uint32_t old{RngSeedManager::GetSeed()};
+
+            ~SeedScope()
+            {
+                RngSeedManager::SetSeed(old);
+            }
+        } seedScope;
+
         RngSeedManager::SetSeed(7);
         Ptr<RoceSharedBufferMmu> mmu = CreateObject<RoceSharedBufferMmu>();
         mmu->Configure({{DataRate("100Gbps"), MicroSeconds(1)}});
