@@ -5,10 +5,10 @@
  * and link flaps.
  *
  * Bounds: ring, tree, halving-doubling and hierarchical AllReduce on 2 (and 4) servers of 8 GPUs,
- * one rail NIC per GPU, on a 2-tier and a 3-tier AI Zone (rocev2-collective-bounds.h). Each run
- * moves exactly the bytes its algorithm dictates through every NIC and NVLink port, is no faster
- * than its busiest resource allows (lower bound) and no slower than that resource kept busy plus
- * the algorithm's start-up and drain (upper bound).
+ * one rail NIC per GPU, on a 2-tier and a 3-tier AI Zone (rocev2-collective-bounds-test-helpers.h).
+ * Each run moves exactly the bytes its algorithm dictates through every NIC and NVLink port, is no
+ * faster than its busiest resource allows (lower bound) and no slower than that resource kept busy
+ * plus the algorithm's start-up and drain (upper bound).
  *
  * Loss: a ring AllReduce and an AllToAll on the 2-tier fabric, under a bit error rate of 1e-5 on
  * every fabric link, and under a flapping fabric link, with go-back-N and with selective repeat:
@@ -17,7 +17,7 @@
  * plus the flap (flap).
  */
 
-#include "rocev2-collective-bounds.h"
+#include "rocev2-collective-bounds-test-helpers.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -95,7 +95,7 @@ NicPayload(const RoceAiZone& z, uint32_t g, bool delivered)
 } // namespace
 
 /**
- * One AllReduce on a RailZone against its bounds (rocev2-collective-bounds.h): it
+ * One AllReduce on a RailZone against its bounds (rocev2-collective-bounds-test-helpers.h): it
  * moves exactly the algorithm's bytes through the busiest NIC and NVLink port, and
  * lower bound x (1 - 1e-5) <= T <= upper bound.
  *

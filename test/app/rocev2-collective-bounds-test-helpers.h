@@ -8,8 +8,8 @@
  * format"), never read back from the model under test.
  */
 
-#ifndef ROCEV2_COLLECTIVE_BOUNDS_H
-#define ROCEV2_COLLECTIVE_BOUNDS_H
+#ifndef ROCEV2_COLLECTIVE_BOUNDS_TEST_HELPERS_H
+#define ROCEV2_COLLECTIVE_BOUNDS_TEST_HELPERS_H
 
 #include "ns3/data-rate.h"
 #include "ns3/roce-ai-zone-helper.h"
@@ -374,4 +374,4 @@ Failures(double n, double q, double sigmas)
 } // namespace rocev2bounds
 } // namespace ns3
 
-#endif /* ROCEV2_COLLECTIVE_BOUNDS_H */
+#endif /* ROCEV2_COLLECTIVE_BOUNDS_TEST_HELPERS_H */
