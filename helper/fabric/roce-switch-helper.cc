@@ -61,6 +61,13 @@ RoceSwitchHelper::SetEcnStepMarking(QueueSize k, DataRate atRate)
     m_qdiscFactory.Set("EcnKmax", QueueSizeValue(k));
     m_qdiscFactory.Set("EcnPmax", DoubleValue(1.0));
     m_qdiscFactory.Set("EcnThresholdRate", DataRateValue(atRate));
+    // DCTCP's switch marks a packet on its arrival when the queue holds more
+    // than K (Alizadeh et al. 2010, section 3.1; RFC 8257 section 3.1 marks on
+    // the instantaneous queue). Marking at dequeue shortens the marking
+    // episodes so much that a flow's share of the marks no longer follows its
+    // share of the bytes: the per-flow alphas differ and the windows stay
+    // unequal (rocev2-cc-dynamics, rocev2-cc-window).
+    m_qdiscFactory.Set("EcnMarkAt", StringValue("Enqueue"));
 }
 
 Ptr<RoceSwitch>

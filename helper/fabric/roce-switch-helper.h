@@ -53,8 +53,9 @@ class RoceSwitchHelper
 
     /**
      * \brief DCTCP-style step marking on every egress queue disc installed
-     * from now on: every ECN-capable packet is marked while its queue holds
-     * more than K bytes (RED with Kmin = Kmax = K and Pmax = 1).
+     * from now on: every ECN-capable packet is marked on arrival while its
+     * queue holds more than K bytes (RED with Kmin = Kmax = K and Pmax = 1,
+     * EcnMarkAt Enqueue, as in the DCTCP paper's section 3.1).
      * \param k the threshold K at `atRate`
      * \param atRate the link rate K is given for; K scales linearly with each
      *        port's rate (0: K as given at every rate)

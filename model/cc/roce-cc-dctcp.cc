@@ -90,7 +90,6 @@ RoceCcDctcp::Init(const RoceCcContext& ctx)
     m_w = 0;
     m_observing = false;
     m_windowEnd = m_ackedBytes = m_markedBytes = 0;
-    m_windowLimited = false;
     m_cutEnd = m_lastSndUna = m_lastSndNxt = 0;
     m_cuts = 0;
     if (m_initialWindow.GetValue() > 0)
@@ -138,6 +137,8 @@ RoceCcDctcp::OnAck(const RoceAckEvent& ack)
     StartWindowFromBdp();
     m_lastSndUna = ack.sndUna;
     m_lastSndNxt = ack.sndNxt;
+    // RFC 8257 section 3.3, steps 1-3: count the acknowledged bytes and, when
+    // the ACK echoes CE, the marked ones.
     m_ackedBytes += ack.ackedBytes;
     if (ack.ecnEcho)
     {
@@ -145,18 +146,29 @@ RoceCcDctcp::OnAck(const RoceAckEvent& ack)
     }
     if (m_haveWindow)
     {
-        // Was the window full before this ACK freed room? (Only then may it grow.)
-        uint64_t ackedPackets = (ack.ackedBytes + m_ctx.mtu - 1) / m_ctx.mtu;
-        uint64_t inflightBefore = ack.sndNxt - ack.sndUna + ackedPackets;
-        if (static_cast<double>(inflightBefore + 1) * m_ctx.mtu > m_w)
-        {
-            m_windowLimited = true;
-        }
         if (ack.ecnEcho && ack.sndUna > m_cutEnd)
         {
+            // RFC 8257 section 3.3: on ECE, cwnd <- cwnd (1 - alpha / 2) with the
+            // current alpha; as in RFC 3168 section 6.1.2, at most once per window
+            // of data: not again until snd_una passes the snd_nxt of this moment.
             SetWindow(m_w * (1.0 - m_alpha / 2.0));
             m_cutEnd = ack.sndNxt;
             ++m_cuts;
+        }
+        else if (!ack.ecnEcho)
+        {
+            // RFC 8257 section 3.4: the window grows as conventional TCP's, by
+            // RFC 5681 section 3.1's congestion avoidance, cwnd += SMSS x acked /
+            // cwnd on each ACK (about one MTU per window of data), whether or not
+            // earlier ACKs of the window echoed CE; RFC 3168 section 6.1.2: not on
+            // an ACK that echoes CE. Only while the window limited the sender
+            // (RFC 7661): it was full before this ACK freed room.
+            uint64_t ackedPackets = (ack.ackedBytes + m_ctx.mtu - 1) / m_ctx.mtu;
+            uint64_t inflightBefore = ack.sndNxt - ack.sndUna + ackedPackets;
+            if (static_cast<double>(inflightBefore + 1) * m_ctx.mtu > m_w)
+            {
+                SetWindow(m_w + static_cast<double>(m_ctx.mtu) * ack.ackedBytes / m_w);
+            }
         }
     }
     if (!m_observing)
@@ -165,22 +177,18 @@ RoceCcDctcp::OnAck(const RoceAckEvent& ack)
         m_observing = true;
         m_windowEnd = ack.sndNxt;
         m_ackedBytes = m_markedBytes = 0;
-        m_windowLimited = false;
         return;
     }
+    // RFC 8257 section 3.3, steps 4-8: alpha moves once per observation window,
+    // at the first ACK whose snd_una passes the window's end.
     if (ack.sndUna <= m_windowEnd)
     {
         return;
     }
     double f = m_ackedBytes > 0 ? static_cast<double>(m_markedBytes) / m_ackedBytes : 0.0;
     m_alpha = (1.0 - m_g) * m_alpha + m_g * f;
-    if (m_haveWindow && m_markedBytes == 0 && m_windowLimited)
-    {
-        SetWindow(m_w + m_ctx.mtu);
-    }
     m_windowEnd = ack.sndNxt;
     m_ackedBytes = m_markedBytes = 0;
-    m_windowLimited = false;
 }
 
 void

@@ -20,20 +20,31 @@ namespace ns3
  * it on its ACKs (BTH BECN), and the sender scales its window cut by the
  * fraction of marked bytes.
  *
- * A window of observation starts at an ACK and ends at the first ACK whose
- * snd_una passes the snd_nxt recorded at its start (about one RTT). At the
- * end of each window, with F = ECN-echoed acknowledged bytes / acknowledged
- * bytes in that window:
+ * The rules are RFC 8257's (Bensley et al., 2017), which documents DCTCP as
+ * deployed. A window of observation starts at an ACK and ends at the first
+ * ACK whose snd_una passes the snd_nxt recorded at its start (about one RTT).
+ * At the end of each window, with F = ECN-echoed acknowledged bytes /
+ * acknowledged bytes in that window (section 3.3, steps 1-8):
  *
  *     alpha <- (1 - g) alpha + g F
- *     no byte was marked (and the window limited the sender): W <- W + mtu
  *
  * The first ACK that echoes CE, outside a window already cut, applies
+ * (section 3.3)
  *
  *     W <- max(W (1 - alpha/2), mtu)
  *
- * at once and opens a new cut window (no further cut until snd_una passes
- * the snd_nxt of that moment), so W falls at most once per RTT.
+ * at once and opens a cut window: no further cut until snd_una passes the
+ * snd_nxt of that moment, so W falls at most once per window of data (RFC
+ * 3168 section 6.1.2). Every other ACK grows W as TCP's congestion
+ * avoidance does (section 3.4, RFC 5681 section 3.1),
+ *
+ *     W <- W + mtu x acked bytes / W
+ *
+ * about one MTU per window of data, whether or not other ACKs of the window
+ * echoed CE; not on an ACK that echoes CE (RFC 3168 section 6.1.2), and only
+ * while the window limits the sender (it was full before the ACK freed
+ * room; RFC 7661). There is no slow start: W starts at the
+ * bandwidth-delay product, as a RoCE sender starts at line rate.
  *
  * Units: W counts payload bytes, as the queue pair counts its window
  * (packets in flight x payload MTU), so "one MTU" is one more packet per
@@ -103,7 +114,6 @@ class RoceCcDctcp : public RoceCongestionOps
     uint64_t m_windowEnd{0};     //!< snd_nxt when the observation window began
     uint64_t m_ackedBytes{0};    //!< bytes acknowledged in this window
     uint64_t m_markedBytes{0};   //!< of which ECN-echoed
-    bool m_windowLimited{false}; //!< W limited the sender in this window
     uint64_t m_cutEnd{0};        //!< no cut until snd_una passes this
     uint64_t m_lastSndUna{0};    //!< snd_una from the latest ACK
     uint64_t m_lastSndNxt{0};    //!< snd_nxt from the latest ACK

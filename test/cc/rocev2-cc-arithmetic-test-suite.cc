@@ -187,7 +187,7 @@ class DctcpArithmeticTestCase : public TestCase
 {
   public:
     DctcpArithmeticTestCase()
-        : TestCase("DCTCP: alpha, once-per-window cut and growth on hand-made ACKs")
+        : TestCase("DCTCP: alpha, once-per-window cut and per-ACK growth on hand-made ACKs")
     {
     }
 
@@ -213,8 +213,9 @@ class DctcpArithmeticTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), 100e9, 1, "DCTCP paces at line rate");
         NS_TEST_ASSERT_MSG_EQ(cc->OnCeReceived(), false, "DCTCP asks for a CNP");
 
-        // ACK(una, nxt, ece), 1000 bytes each, with the window full before each ACK
-        // (nxt - una + 1 = 100 packets in flight).
+        // ACK(una, nxt, ece), 1000 bytes each, nxt - una + 1 = 100 packets in
+        // flight before each ACK: the window is full (it limits the sender)
+        // while W < 101 packets, which holds throughout (W stays below 101005).
         auto ack = [&](uint64_t una, bool ece, uint64_t inflight = 99) {
             RoceAckEvent a;
             a.ackedBytes = 1000;
@@ -223,51 +224,76 @@ class DctcpArithmeticTestCase : public TestCase
             a.ecnEcho = ece;
             cc->OnAck(a);
         };
+        // RFC 8257 section 3.4 grows W as TCP does (RFC 5681 section 3.1,
+        // congestion avoidance): W += mtu x acked / W on every ACK that does not
+        // echo CE (RFC 3168 section 6.1.2), marks earlier in the window or not.
+        double w = 100000;
+        auto grow = [&w]() { w += 1000.0 * 1000 / w; };
         // Window 1 opens at the first ACK (ends when una passes 100) ...
         for (uint64_t una = 1; una <= 100; ++una)
         {
             ack(una, false);
+            grow();
         }
         NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetAlpha(), 1.0, tol, "alpha moved mid-window");
+        // 100 ACKs of one MTU: about one MTU per window of data (sqrt(1e10 + 2e8)
+        // = 100995.0 for the continuous form).
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetWindow(), w, 1, "W += mtu acked / W per ACK");
+        NS_TEST_ASSERT_MSG_EQ_TOL(w, 100995.0, 1, "one MTU per window of data");
         // ... and closes at una 101 (new window ends at 200): no marks, so
-        // alpha = 15/16 and W grows by one MTU.
+        // alpha = 15/16.
         ack(101, false);
+        grow();
         NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetAlpha(), 15.0 / 16, tol, "alpha, F = 0");
-        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), 101000, "+ one MTU per window");
-        // Window 2: the first ECN echo cuts W by alpha/2 at once; later ones in
-        // the same window do not. Half of the 100 ACKs echo CE.
+        // Window 2: the first ECN echo cuts W by alpha/2 at once (RFC 8257
+        // section 3.3); later ones in the same window of data do not cut, and the
+        // ACKs without an echo keep growing W. Half of the 100 ACKs echo CE.
         for (uint64_t una = 102; una <= 200; ++una)
         {
-            ack(una, una % 2 == 0);
+            bool ece = una % 2 == 0;
+            ack(una, ece);
+            if (una == 102)
+            {
+                w *= 1 - 15.0 / 32;
+                NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetWindow(), w, 1, "one cut by alpha/2");
+            }
+            else if (!ece)
+            {
+                grow();
+            }
         }
-        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(),
-                              static_cast<uint64_t>(std::llround(101000 * (1 - 15.0 / 32))),
-                              "one cut by alpha/2");
         NS_TEST_ASSERT_MSG_EQ(cc->GetCuts(), 1, "cut more than once in a window");
+        // 49 unmarked ACKs after the cut at about 53.6 KB: about 49 x 1000 / 53.6
+        // = 0.91 MTU of growth in the marked window.
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetWindow(), w, 1, "the marked window did not grow");
+        NS_TEST_ASSERT_MSG_GT(w, 101004.95 * (1 - 15.0 / 32) + 900, "growth in the marked window");
         // Close window 2 with an unmarked ACK: F = 50/100 (window 2 holds ACKs
         // 102..201, 50 marked), so alpha = 15/16 x 15/16 + 0.5/16.
         ack(201, false);
+        grow();
         double alpha = 15.0 / 16 * 15.0 / 16 + 0.5 / 16;
         NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetAlpha(), alpha, tol, "alpha, F = 0.5");
-        uint64_t w = std::llround(101000 * (1 - 15.0 / 32));
-        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), w, "marked window grew");
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetWindow(), w, 1, "W at the end of the marked window");
 
-        // A window in which the sender never filled W does not grow it.
+        // ACKs while the sender never filled W (12 packets in flight before
+        // each) do not grow it (RFC 7661: the window was not the limit).
+        uint64_t wNow = cc->GetWindow();
         for (uint64_t una = 202; una <= 300; ++una)
         {
             ack(una, false, 10);
         }
         ack(301, false, 10);
-        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), w, "grew while not window-limited");
+        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), wNow, "grew while not window-limited");
         NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetAlpha(), alpha * 15 / 16, tol, "alpha decays");
+        w = wNow;
 
         // A NAK halves W once per window; a timeout halves it regardless.
         cc->OnNak();
-        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), w / 2, "NAK halves");
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetWindow(), w / 2, 1, "NAK halves");
         cc->OnNak();
-        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), w / 2, "second NAK in the window cut again");
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetWindow(), w / 2, 1, "second NAK in the window cut again");
         cc->OnTimeout();
-        NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), w / 4, "timeout halves");
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetWindow(), w / 4, 1, "timeout halves");
         // The window never falls below one packet.
         for (uint32_t i = 0; i < 20; ++i)
         {
