@@ -4,6 +4,8 @@
  * Congestion control on one bottleneck: N-flow fairness as flows join and leave, and RTT
  * unfairness, for every algorithm.
  */
+#include "../rocev2-jain.h"
+
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
@@ -250,22 +252,6 @@ RunDynamics(const DynScenario& sc)
     }
     Simulator::Destroy();
     return r;
-}
-
-/**
- * \param x per-flow throughputs
- * \return Jain's fairness index (sum x)^2 / (n sum x^2)
- */
-double
-Jain(const std::vector<double>& x)
-{
-    double s = std::accumulate(x.begin(), x.end(), 0.0);
-    double s2 = 0;
-    for (double v : x)
-    {
-        s2 += v * v;
-    }
-    return s2 > 0 ? s * s / (x.size() * s2) : 0;
 }
 
 // ---------------------------------------------------------------------------

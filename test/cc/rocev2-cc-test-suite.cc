@@ -5,6 +5,8 @@
  * point's rate-decrease period, fairness of long flows, an incast against
  * PFC alone, and the 2 x 200 MB incast of the hpcc-sim preset.
  */
+#include "../rocev2-jain.h"
+
 #include "ns3/boolean.h"
 #include "ns3/node-container.h"
 #include "ns3/rng-seed-manager.h"
@@ -147,22 +149,6 @@ RunCcScenario(const CcScenario& sc)
     Simulator::Destroy();
     r.senderQps.clear();
     return r;
-}
-
-/**
- * \param x per-flow throughputs
- * \return Jain's fairness index (sum x)^2 / (n sum x^2)
- */
-double
-Jain(const std::vector<double>& x)
-{
-    double s = std::accumulate(x.begin(), x.end(), 0.0);
-    double s2 = 0;
-    for (double v : x)
-    {
-        s2 += v * v;
-    }
-    return s2 > 0 ? s * s / (x.size() * s2) : 0;
 }
 
 /// DCQCN with a preset.

@@ -60,6 +60,26 @@ constexpr uint8_t PRIO = 3;           //!< the lossless priority QPs use by defa
 constexpr uint32_t ZONE_MTU = 4096;   //!< RoceAiZoneHelper's payload MTU
 constexpr double SIGNIFICANCE = 1e-4; //!< of every chi-square test here
 
+/**
+ * \param z a built zone
+ * \return every switch node of the zone with the name of its tier
+ */
+std::map<Ptr<Node>, std::string>
+TierOf(const RoceAiZone& z)
+{
+    std::map<Ptr<Node>, std::string> tierOf;
+    for (auto [c, name] : {std::make_pair(&z.rtsw, "RTSW"),
+                           std::make_pair(&z.ctsw, "CTSW"),
+                           std::make_pair(&z.atsw, "ATSW")})
+    {
+        for (auto it = c->Begin(); it != c->End(); ++it)
+        {
+            tierOf[*it] = name;
+        }
+    }
+    return tierOf;
+}
+
 // ---------------------------------------------------------------------------
 // Chi-square quantiles
 
@@ -228,14 +248,11 @@ RunThreeTierIncast(std::function<void(const RoceAiZone&, PfcRun&)> checks)
     RoceAiZone z = zh.Build();
 
     PfcRun r;
-    std::map<Ptr<Node>, std::string> tierOf;
-    for (auto [c, name] : {std::make_pair(&z.rtsw, "RTSW"),
-                           std::make_pair(&z.ctsw, "CTSW"),
-                           std::make_pair(&z.atsw, "ATSW")})
+    std::map<Ptr<Node>, std::string> tierOf = TierOf(z);
+    for (auto c : {&z.rtsw, &z.ctsw, &z.atsw})
     {
         for (auto it = c->Begin(); it != c->End(); ++it)
         {
-            tierOf[*it] = name;
             Ptr<RoceSwitch> sw = (*it)->GetObject<RoceSwitch>();
             for (uint32_t i = 0; i < sw->GetNPorts(); ++i)
             {
@@ -423,16 +440,7 @@ RunEcmp(RoceAiZoneHelper& zh,
     Simulator::Run();
     r.stats = RoceFabricStats::Collect();
 
-    std::map<Ptr<Node>, std::string> tierOf;
-    for (auto [c, name] : {std::make_pair(&z.rtsw, "RTSW"),
-                           std::make_pair(&z.ctsw, "CTSW"),
-                           std::make_pair(&z.atsw, "ATSW")})
-    {
-        for (auto it = c->Begin(); it != c->End(); ++it)
-        {
-            tierOf[*it] = name;
-        }
-    }
+    std::map<Ptr<Node>, std::string> tierOf = TierOf(z);
     const Ipv4Address outside("255.255.255.255"); // only 0/0 matches it
     for (const auto& [sw, flows] : rec.Ports())
     {
