@@ -290,13 +290,13 @@ RunThreeTierIncast(std::function<void(const RoceAiZone&, PfcRun&)> checks)
     // incast flow. V2, in zone 0: NIC 0 of rack 1 to NIC 0 of rack 2, through
     // zone 0's CTSW (which pauses its rack-0 link) on links no incast frame,
     // and no incast ACK, crosses.
-    const uint64_t v1Bytes = 4000000;
-    const uint64_t v2Bytes = 8000000;
+    static constexpr uint64_t v1Bytes = 4000000;
+    static constexpr uint64_t v2Bytes = 8000000;
     auto [v1tx, v1rx] = roce.CreateQp(z.GetNic(Gpu(1, 0, 1)), z.GetNic(Gpu(1, 1, 1)));
     auto [v2tx, v2rx] = roce.CreateQp(z.GetNic(Gpu(0, 1, 0)), z.GetNic(Gpu(0, 2, 0)));
     Ptr<RoceQueuePair> v1s = v1tx;
     Ptr<RoceQueuePair> v2s = v2tx;
-    Simulator::Schedule(VICTIMS_START, [v1s, v2s, v1Bytes, v2Bytes, &r]() {
+    Simulator::Schedule(VICTIMS_START, [v1s, v2s, &r]() {
         v1s->PostWrite(v1Bytes);
         v2s->PostWrite(v2Bytes,
                        Callback<void, const RoceCompletion&>(
