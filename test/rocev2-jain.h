@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Jain's fairness index, the fairness measure of the congestion-control
- * suites (rocev2-cc, rocev2-cc-dynamics).
+ * suites (rocev2-cc, rocev2-cc-dynamics, rocev2-cc-rtt-unfairness).
  */
 #ifndef ROCEV2_JAIN_H
 #define ROCEV2_JAIN_H

@@ -17,6 +17,7 @@
 #include "ns3/simulator.h"
 
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,29 @@ namespace ns3
 {
 namespace rocev2test
 {
+
+/// RoceAiZoneHelper's payload MTU.
+constexpr uint32_t ZONE_MTU = 4096;
+
+/**
+ * \param z a built zone
+ * \return every switch node of the zone with the name of its tier
+ */
+inline std::map<Ptr<Node>, std::string>
+TierOf(const RoceAiZone& z)
+{
+    std::map<Ptr<Node>, std::string> tierOf;
+    for (auto [c, name] : {std::make_pair(&z.rtsw, "RTSW"),
+                           std::make_pair(&z.ctsw, "CTSW"),
+                           std::make_pair(&z.atsw, "ATSW")})
+    {
+        for (auto it = c->Begin(); it != c->End(); ++it)
+        {
+            tierOf[*it] = name;
+        }
+    }
+    return tierOf;
+}
 
 /** \return the node at the other end of a device's link */
 inline Ptr<Node>
