@@ -209,13 +209,14 @@ RoceCcHpcc::MeasureInflight(const std::vector<RoceIntRecord>& records)
     for (uint32_t i = 0; i < n; ++i)
     {
         const RoceIntRecord& cur = records[i];
-        HopState& prev = m_hops[i];
-        if (comparable && cur.timestampNs > prev.timestampNs && cur.rateMbps > 0 &&
-            cur.txBytes >= prev.txBytes)
+        RoceIntRecord& prev = m_hops[i];
+        const uint64_t dt = comparable ? RoceIntRecord::TimeDeltaNs(cur, prev) : 0;
+        if (dt > 0 && cur.rateMbps > 0)
         {
-            double dtNs = static_cast<double>(cur.timestampNs - prev.timestampNs);
+            double dtNs = static_cast<double>(dt);
             double bytesPerNs = cur.rateMbps / 8000.0; // B_i
-            double txRate = static_cast<double>(cur.txBytes - prev.txBytes) / dtNs;
+            double txRate =
+                static_cast<double>(RoceIntRecord::TxBytesDelta(cur, prev)) / dtNs;
             double qlen = static_cast<double>(std::min(cur.queueBytes, prev.queueBytes));
             double ui = qlen / (bytesPerNs * m_tNs) + txRate / bytesPerNs;
             if (!found || ui > u)
@@ -225,9 +226,7 @@ RoceCcHpcc::MeasureInflight(const std::vector<RoceIntRecord>& records)
                 found = true;
             }
         }
-        prev.queueBytes = cur.queueBytes;
-        prev.txBytes = cur.txBytes;
-        prev.timestampNs = cur.timestampNs;
+        prev = cur;
     }
     m_nHops = n;
     if (!found)

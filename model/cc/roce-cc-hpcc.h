@@ -101,14 +101,6 @@ class RoceCcHpcc : public RoceCongestionOps
     double GetAdditiveIncrease() const;
 
   private:
-    /** What the previous ACK said about one hop. */
-    struct HopState
-    {
-        uint64_t queueBytes{0};  //!< qlen'
-        uint64_t txBytes{0};     //!< txBytes'
-        uint64_t timestampNs{0}; //!< ts'
-    };
-
     /**
      * \brief Take T from GetBaseRtt() and, if it changed, recompute W_init
      * and W_AI; the first time T is known the windows start at W_init.
@@ -158,7 +150,7 @@ class RoceCcHpcc : public RoceCongestionOps
     uint32_t m_incStage{0};                               //!< incStage
     uint64_t m_lastUpdateSeq{0};                          //!< snd_nxt at the last Wc update
     TracedValue<double> m_u;                              //!< U
-    std::array<HopState, RoceIntRecord::MAX_HOPS> m_hops; //!< previous records
+    std::array<RoceIntRecord, RoceIntRecord::MAX_HOPS> m_hops; //!< previous records
     uint32_t m_nHops{0};                                  //!< hops in m_hops (0 = none yet)
 };
 

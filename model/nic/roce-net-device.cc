@@ -682,6 +682,7 @@ RoceNetDevice::ReadIntRecords(Ptr<Packet> p, uint32_t hops)
     for (int i = static_cast<int>(hops) - 1; i >= 0; --i)
     {
         p->RemoveTrailer(m_intScratch[i]);
+        m_intScratch[i].hop = static_cast<uint8_t>(i);
     }
     p->AddTrailer(icrc);
 }

@@ -469,21 +469,21 @@ class HpccVersusDcqcnTestCase : public TestCase
         // HPCC's control law (Li et al., SIGCOMM 2019, eq. 2-4) holds the
         // INT-measured utilisation U = min(q, q') / (B T) + txRate / B at
         // eta = 0.95, T = BaseRtt = 5 us, B T = 62,500 B. txRate counts a
-        // frame's 1114 B of INT's txBytes (the 32-byte record included),
+        // frame's 1090 B of INT's txBytes (the 8-byte record included),
         // while `busy` below counts a data packet's 1106 wire bytes without
-        // the record, so U = eta means busy = (eta - q / (B T)) 1106 / 1114,
+        // the record, so U = eta means busy = (eta - q / (B T)) 1106 / 1090,
         // with q the queue HPCC sees (the smaller of two INT readings, on
         // average at most the mean queue). Measured after the start-up (the
         // first 20 base RTTs, 100 us: initial windows, then the cut) until
         // the first flow ends, the utilisation must lie between
-        //   (eta - mean queue / (B T)) 1106 / 1114 and eta 1106 / 1114 = 0.9432,
+        //   (eta - mean queue / (B T)) 1106 / 1090 and eta 1106 / 1090 = 0.9639,
         // each widened by 0.005: the additive increase (W_AI = W_init
         // (1 - eta) / 100 = 31 B a flow a round trip, 0.1 % of B T) and the
         // 500 ns sampling of the queue and of the delivered bytes (one
         // 1 KB packet in 60 KB of a base RTT: 1.7 %, over 80 RTTs: 0.2 %).
         const double eta = 0.95;
         const double bt = LINK_BPS / 8 * 5e-6;
-        const double toBusy = 1106.0 / 1114.0;
+        const double toBusy = 1106.0 / 1090.0;
         const Time settled = MicroSeconds(100);
         const Time both = hpcc.FirstDone();
         const double steady = (hpcc.DeliveredBy(both) - hpcc.DeliveredBy(settled)) * WIRE_FACTOR *

@@ -448,7 +448,7 @@ class RoceNicMalformedTestCase : public TestCase
             {RoceBthHeader::WRITE_ONLY, s->GetRemoteQpn(), 19, 0, 0, false, "malformed"},
             {RoceBthHeader::SEND_ONLY, s->GetRemoteQpn(), 6, 3, 0, false, "malformed"},
             {RoceBthHeader::SEND_ONLY, s->GetRemoteQpn(), 3, 0, 0, false, "malformed"},
-            {RoceBthHeader::SEND_MIDDLE, s->GetRemoteQpn(), 40, 0, 2, false, "malformed"},
+            {RoceBthHeader::SEND_MIDDLE, s->GetRemoteQpn(), 19, 0, 2, false, "malformed"},
             {RoceBthHeader::READ_REQUEST, s->GetRemoteQpn(), 20, 0, 0, false, "unsupported-opcode"},
             {0x05, s->GetRemoteQpn(), 8, 0, 0, false, "unsupported-opcode"},
             {RoceBthHeader::SEND_ONLY, 999, 8, 0, 0, false, "unknown-qp"},

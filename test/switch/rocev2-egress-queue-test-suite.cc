@@ -501,6 +501,9 @@ class IntStampInPlaceTestCase : public TestCase
     }
 
   private:
+    /// The link rates INT's 3-bit rate code encodes, Mb/s.
+    static constexpr uint32_t RATES[8] = {10000, 25000, 40000, 50000, 100000, 200000, 400000, 800000};
+
     /**
      * The reference: the frame rebuilt from typed headers.
      * \param p the frame
@@ -535,7 +538,7 @@ class IntStampInPlaceTestCase : public TestCase
             for (uint32_t hop = 0; hop < RoceIntRecord::MAX_HOPS + 2; ++hop)
             {
                 RoceIntRecord r;
-                r.rateMbps = 100000 + hop;
+                r.rateMbps = RATES[hop % 8];
                 r.queueBytes = 123456789ULL * (hop + 1);
                 r.txBytes = 0x0102030405060708ULL + hop;
                 r.timestampNs = 987654321ULL + 1000 * hop;
@@ -566,8 +569,8 @@ class IntStampInPlaceTestCase : public TestCase
             copy->RemoveAtEnd(RoceIcrcTrailer::SIZE);
             RoceIntRecord last;
             copy->PeekTrailer(last);
-            NS_TEST_ASSERT_MSG_EQ(+last.hop, RoceIntRecord::MAX_HOPS - 1, "last record's hop");
-            NS_TEST_ASSERT_MSG_EQ(last.rateMbps, 100000 + RoceIntRecord::MAX_HOPS - 1, "its rate");
+            // The hop index is not on the wire: a reader counts records.
+            NS_TEST_ASSERT_MSG_EQ(last.rateMbps, RATES[(RoceIntRecord::MAX_HOPS - 1) % 8], "its rate");
         }
         // Golden bytes of one stamp on a small frame (8 B payload): the header
         // fields that change, checked against constants.
@@ -579,18 +582,17 @@ class IntStampInPlaceTestCase : public TestCase
         r.timestampNs = 5000;
         RoceRawHeader::StampInt(*p, r);
         std::vector<uint8_t> b = Bytes(p);
-        // 42 encapsulation + 12 BTH + 8 payload + 32 INT + 4 ICRC = 98
-        NS_TEST_ASSERT_MSG_EQ(b.size(), 98, "frame size");
-        NS_TEST_ASSERT_MSG_EQ(((b[16] << 8) | b[17]), 98 - 14, "IPv4 total length");
-        NS_TEST_ASSERT_MSG_EQ(((b[38] << 8) | b[39]), 98 - 34, "UDP length");
+        // 42 encapsulation + 12 BTH + 8 payload + 8 INT + 4 ICRC = 74
+        NS_TEST_ASSERT_MSG_EQ(b.size(), 74, "frame size");
+        NS_TEST_ASSERT_MSG_EQ(((b[16] << 8) | b[17]), 74 - 14, "IPv4 total length");
+        NS_TEST_ASSERT_MSG_EQ(((b[38] << 8) | b[39]), 74 - 34, "UDP length");
         NS_TEST_ASSERT_MSG_EQ(+b[46], 0x21, "BTH: INT request, 1 hop");
-        const uint8_t record[32] = {0, 0, 0, 0, 0x00, 0x01, 0x86, 0xA0,  // hop 0, 100000 Mb/s
-                                    0, 0, 0, 0, 0,    0,    0x08, 0x00,  // 2048 B queued
-                                    0, 0, 0, 0, 0,    0,    0x10, 0x00,  // 4096 B sent
-                                    0, 0, 0, 0, 0,    0,    0x13, 0x88}; // 5000 ns
-        NS_TEST_ASSERT_MSG_EQ(std::memcmp(b.data() + 62, record, 32), 0, "the record");
+        // Rate code 4 (100 Gb/s) << 61 | 5000 ns << 37 | 4096/128 = 32 units
+        // << 17 | 2048/80 = 25 units (rounded down).
+        const uint8_t record[8] = {0x80, 0x02, 0x71, 0x00, 0x00, 0x40, 0x00, 0x19};
+        NS_TEST_ASSERT_MSG_EQ(std::memcmp(b.data() + 62, record, 8), 0, "the record");
         const uint8_t icrcBytes[4] = {0xA1, 0xB2, 0xC3, 0xD4};
-        NS_TEST_ASSERT_MSG_EQ(std::memcmp(b.data() + 94, icrcBytes, 4), 0, "the ICRC");
+        NS_TEST_ASSERT_MSG_EQ(std::memcmp(b.data() + 70, icrcBytes, 4), 0, "the ICRC");
         NS_TEST_ASSERT_MSG_EQ(Ipv4Of(p).IsChecksumOk(), true, "IPv4 checksum");
     }
 };

@@ -5,6 +5,7 @@
  * read them; the record layout, the values on the wire, the hop cap.
  */
 #include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
@@ -160,47 +161,92 @@ constexpr uint32_t BTH_INT_BYTE = RoceFrame::ETH_BYTES + RoceFrame::IPV4_BYTES +
 
 /**
  * \ingroup rocev2
- * The INT record's 32-byte layout as roce-int-record.h documents it: hop (1
- * byte), 3 reserved zero bytes, then big-endian rate in Mb/s (4 bytes),
- * queue bytes, transmitted bytes and timestamp in ns (8 bytes each).
+ * The INT record's 8-byte layout as roce-int-record.h documents it, one
+ * big-endian word: rate code (3 bits: 10, 25, 40, 50, 100, 200, 400, 800
+ * Gb/s), timestamp in ns modulo 2^24, transmitted bytes in 128 M byte units
+ * modulo 2^20, queue length in 80 M byte units saturating at 2^17 - 1. The
+ * expected words are worked by hand from that layout.
  */
 class IntRecordLayoutTestCase : public TestCase
 {
   public:
     IntRecordLayoutTestCase()
-        : TestCase("INT record: 32-byte big-endian layout and round trip")
+        : TestCase("INT record: 8-byte layout, units, wrap and saturation, with M = 1 and 4")
     {
     }
 
   private:
+    /// \return the record's wire word and the record read back
+    static std::pair<uint64_t, RoceIntRecord> RoundTrip(const RoceIntRecord& r)
+    {
+        Ptr<Packet> p = Create<Packet>(5); // 5 zero bytes before the trailer
+        p->AddTrailer(r);
+        uint8_t b[13];
+        p->CopyData(b, sizeof(b));
+        RoceIntRecord back;
+        p->RemoveTrailer(back);
+        return {ReadBe(b + 5, 8), back};
+    }
+
     void DoRun() override
     {
         RoceIntRecord r;
-        r.hop = 0x1E;
-        r.rateMbps = 0x01020304;
-        r.queueBytes = 0x1112131415161718ULL;
-        r.txBytes = 0x2122232425262728ULL;
-        r.timestampNs = 0x3132333435363738ULL;
-        Ptr<Packet> p = Create<Packet>(5); // 5 zero bytes before the trailer
+        r.rateMbps = 100000;                        // code 4
+        r.timestampNs = (5ULL << 24) + 0x123456;    // wraps to 0x123456
+        r.txBytes = 0x3ABCD * 128ULL + 127;         // 0x3ABCD whole units
+        r.queueBytes = 1000 * 80ULL + 79;           // 1000 whole units
+        Ptr<Packet> p = Create<Packet>(5);
         p->AddTrailer(r);
-        NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 5 + 32, "a record is 32 bytes");
-        uint8_t b[37];
-        p->CopyData(b, sizeof(b));
-        const uint8_t* rec = b + 5;
-        NS_TEST_ASSERT_MSG_EQ(+rec[0], 0x1E, "hop at offset 0");
-        NS_TEST_ASSERT_MSG_EQ(ReadBe(rec + 1, 3), 0u, "offsets 1-3 reserved, zero");
-        NS_TEST_ASSERT_MSG_EQ(ReadBe(rec + 4, 4), 0x01020304u, "rate at offset 4");
-        NS_TEST_ASSERT_MSG_EQ(ReadBe(rec + 8, 8), 0x1112131415161718ULL, "queue at offset 8");
-        NS_TEST_ASSERT_MSG_EQ(ReadBe(rec + 16, 8), 0x2122232425262728ULL, "txBytes at 16");
-        NS_TEST_ASSERT_MSG_EQ(ReadBe(rec + 24, 8), 0x3132333435363738ULL, "timestamp at 24");
-        RoceIntRecord back;
-        p->RemoveTrailer(back);
-        NS_TEST_ASSERT_MSG_EQ(+back.hop, +r.hop, "hop round trip");
-        NS_TEST_ASSERT_MSG_EQ(back.rateMbps, r.rateMbps, "rate round trip");
-        NS_TEST_ASSERT_MSG_EQ(back.queueBytes, r.queueBytes, "queue round trip");
-        NS_TEST_ASSERT_MSG_EQ(back.txBytes, r.txBytes, "txBytes round trip");
-        NS_TEST_ASSERT_MSG_EQ(back.timestampNs, r.timestampNs, "timestamp round trip");
-        NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 5, "the trailer is removed whole");
+        NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 5 + 8, "a record is 8 bytes");
+        auto [word, back] = RoundTrip(r);
+        const uint64_t expect = (4ULL << 61) | (0x123456ULL << 37) | (0x3ABCDULL << 17) | 1000;
+        NS_TEST_ASSERT_MSG_EQ(word, expect, "rate 3 | ts 24 | bytes 20 | qlen 17 bits");
+        NS_TEST_ASSERT_MSG_EQ(back.rateMbps, 100000u, "rate round trip");
+        NS_TEST_ASSERT_MSG_EQ(back.timestampNs, 0x123456u, "timestamp modulo 2^24");
+        NS_TEST_ASSERT_MSG_EQ(back.txBytes, 0x3ABCD * 128ULL, "bytes rounded down to units");
+        NS_TEST_ASSERT_MSG_EQ(back.queueBytes, 80000u, "queue rounded down to units");
+
+        // Every rate code, and a queue beyond the field saturates.
+        const uint32_t rates[] = {10000, 25000, 40000, 50000, 100000, 200000, 400000, 800000};
+        for (uint32_t c = 0; c < 8; ++c)
+        {
+            RoceIntRecord q;
+            q.rateMbps = rates[c];
+            q.queueBytes = 1ULL << 40;
+            auto [w, b] = RoundTrip(q);
+            NS_TEST_ASSERT_MSG_EQ((w >> 61), uint64_t{c}, "rate code of " << rates[c] << " Mb/s");
+            NS_TEST_ASSERT_MSG_EQ(b.rateMbps, rates[c], "rate back");
+            NS_TEST_ASSERT_MSG_EQ((w & 0x1FFFF), uint64_t{0x1FFFF}, "queue saturates");
+        }
+
+        // Differences across the fields' wrap: 2^24 - 100 ns to 50 ns is
+        // 150 ns; 2^20 - 2 units to 3 units is 5 units.
+        RoceIntRecord a;
+        RoceIntRecord z;
+        a.rateMbps = z.rateMbps = 25000;
+        a.timestampNs = (1ULL << 24) - 100;
+        z.timestampNs = (1ULL << 24) + 50;
+        a.txBytes = ((1ULL << 20) - 2) * 128;
+        z.txBytes = ((1ULL << 20) + 3) * 128;
+        RoceIntRecord aw = RoundTrip(a).second;
+        RoceIntRecord zw = RoundTrip(z).second;
+        NS_TEST_ASSERT_MSG_EQ(RoceIntRecord::TimeDeltaNs(zw, aw), 150u, "time across the wrap");
+        NS_TEST_ASSERT_MSG_EQ(RoceIntRecord::TxBytesDelta(zw, aw), 5u * 128, "bytes across wrap");
+        NS_TEST_ASSERT_MSG_EQ(RoceIntRecord::TimeDeltaNs(z, a), 150u, "exact records: same");
+        NS_TEST_ASSERT_MSG_EQ(RoceIntRecord::TxBytesDelta(z, a), 5u * 128, "exact records: same");
+
+        // M = 4: units of 512 and 320 bytes.
+        Config::SetGlobal("RoceIntUnitMultiplier", UintegerValue(4));
+        RoceIntRecord m;
+        m.rateMbps = 400000;
+        m.txBytes = 10 * 512 + 511;
+        m.queueBytes = 7 * 320 + 319;
+        auto [mw, mb] = RoundTrip(m);
+        Config::SetGlobal("RoceIntUnitMultiplier", UintegerValue(1));
+        NS_TEST_ASSERT_MSG_EQ(((mw >> 17) & 0xFFFFF), uint64_t{10}, "M = 4: bytes in 512-byte units");
+        NS_TEST_ASSERT_MSG_EQ((mw & 0x1FFFF), uint64_t{7}, "M = 4: queue in 320-byte units");
+        NS_TEST_ASSERT_MSG_EQ(mb.txBytes, 5120u, "M = 4: bytes back");
+        NS_TEST_ASSERT_MSG_EQ(mb.queueBytes, 2240u, "M = 4: queue back");
     }
 };
 
@@ -267,17 +313,17 @@ class IntWireTestCase : public TestCase
             uint32_t psn = static_cast<uint32_t>(ReadBe(b.data() + BTH_INT_BYTE + 5, 3));
             auto sent = m_lenByPsn.find(psn);
             port->wrongLength +=
-                sent != m_lenByPsn.end() && len == sent->second + 32 * expectCount ? 0 : 1;
+                sent != m_lenByPsn.end() && len == sent->second + 8 * expectCount ? 0 : 1;
             if (count > 0 && port->hop < RoceIntRecord::MAX_HOPS)
             {
                 const uint8_t* rec = b.data() + len - 4 - RoceIntRecord::SIZE;
-                port->wrongFixed +=
-                    (rec[0] == port->hop && ReadBe(rec + 1, 3) == 0 && ReadBe(rec + 4, 4) == 100000)
-                        ? 0
-                        : 1;
-                port->wrongTx += ReadBe(rec + 16, 8) == port->txBytes ? 0 : 1;
-                uint64_t ts = ReadBe(rec + 24, 8);
-                port->wrongTs += ts == uint64_t(Simulator::Now().GetNanoSeconds()) ? 0 : 1;
+                const uint64_t word = ReadBe(rec, 8);
+                // Rate code 4 is 100 Gb/s.
+                port->wrongFixed += (word >> 61) == 4 ? 0 : 1;
+                port->wrongTx += ((word >> 17) & 0xFFFFF) == (port->txBytes / 128) % (1 << 20) ? 0 : 1;
+                uint64_t ts = (word >> 37) & 0xFFFFFF;
+                port->wrongTs +=
+                    ts == uint64_t(Simulator::Now().GetNanoSeconds()) % (1 << 24) ? 0 : 1;
                 if (port->dataFrames == 0)
                 {
                     port->firstTsNs = ts;
@@ -356,8 +402,8 @@ class IntWireTestCase : public TestCase
             const Port& pt = ports[h];
             NS_TEST_ASSERT_MSG_EQ(pt.dataFrames, packets, "hop " << h << " forwarded each packet");
             NS_TEST_ASSERT_MSG_EQ(pt.wrongCount, 0, "hop " << h << ": BTH record count");
-            NS_TEST_ASSERT_MSG_EQ(pt.wrongLength, 0, "hop " << h << ": 32 B per record");
-            NS_TEST_ASSERT_MSG_EQ(pt.wrongFixed, 0, "hop " << h << ": hop index, rate, layout");
+            NS_TEST_ASSERT_MSG_EQ(pt.wrongLength, 0, "hop " << h << ": 8 B per record");
+            NS_TEST_ASSERT_MSG_EQ(pt.wrongFixed, 0, "hop " << h << ": rate code");
             NS_TEST_ASSERT_MSG_EQ(pt.wrongTx, 0, "hop " << h << ": txBytes = bytes sent before");
             NS_TEST_ASSERT_MSG_EQ(pt.wrongTs, 0, "hop " << h << ": stamped at transmission");
             // The first data frame meets no queue: it arrives one
