@@ -13,9 +13,11 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
+#include "ns3/global-value.h"
 #include "ns3/pointer.h"
 #include "ns3/queue-size.h"
 #include "ns3/roce-cc-dcqcn.h"
+#include "ns3/roce-cc-dctcp-rate.h"
 #include "ns3/roce-cc-hpcc.h"
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-helper.h"
@@ -142,8 +144,9 @@ TEST(HpccConfig, ReadsTheLineagesDcqcnConfig)
                      "L2_CHUNK_SIZE (line 28)"),
               std::string::npos)
         << w;
-    EXPECT_NE(w.find("FAST_REACT 0 (line 35)"), std::string::npos) << w;
-    EXPECT_NE(w.find("ACK_HIGH_PRIO 1 (line 46)"), std::string::npos) << w;
+    // FAST_REACT is HPCC's (this is DCQCN); ACK_HIGH_PRIO is modelled.
+    EXPECT_EQ(w.find("FAST_REACT"), std::string::npos) << w;
+    EXPECT_EQ(w.find("ACK_HIGH_PRIO"), std::string::npos) << w;
     EXPECT_EQ(w.find("LINK_DOWN"), std::string::npos) << w; // 0 0 0: no failure
     EXPECT_EQ(w.find("unknown"), std::string::npos) << w;
 }
@@ -223,8 +226,9 @@ TEST(HpccConfig, AppliesItsKeysToTheFabric)
                   "KMIN_MAP 1 100000000000 50\nKMAX_MAP 1 100000000000 60\n"
                   "PMAX_MAP 1 100000000000 0.5\n"));
     const RoceHpccFormat::Topology t = RoceHpccFormat::ReadTopology(c.Resolve(c.topologyFile));
-    // Largest base RTT: two ways of (1 us + 1000 B at 100 Gb/s = 80 ns) per hop, 2 hops.
-    EXPECT_EQ(c.MaxBaseRtt(t), NanoSeconds(2 * 2 * (1000 + 80)));
+    // Largest base RTT as that lineage computes it: two ways of 1 us per
+    // hop and one way of 1000 B at 100 Gb/s (80 ns) per hop, 2 hops.
+    EXPECT_EQ(c.MaxBaseRtt(t), NanoSeconds(2 * 2 * 1000 + 2 * 80));
 
     RoceHelper roce;
     RoceSwitchHelper switches;
@@ -291,8 +295,8 @@ TEST(HpccConfig, AppliesTheHpccModeOfTheLineagesRunScript)
                   "FAST_REACT 1\nU_TARGET 0.95\nMI_THRESH 0\nINT_MULTI 4\n"
                   "PACKET_PAYLOAD_SIZE 1000\n"));
     const RoceHpccFormat::Topology t = RoceHpccFormat::ReadTopology(c.Resolve(c.topologyFile));
-    const Time rtt = c.MaxBaseRtt(t); // 4 x (1 us + 80 ns) = 4.32 us
-    ASSERT_EQ(rtt, NanoSeconds(4320));
+    const Time rtt = c.MaxBaseRtt(t); // 4 x 1 us + 2 x 80 ns = 4.16 us
+    ASSERT_EQ(rtt, NanoSeconds(4160));
     RoceHelper roce;
     RoceSwitchHelper switches;
     c.Apply(roce, switches, t);
@@ -301,10 +305,20 @@ TEST(HpccConfig, AppliesTheHpccModeOfTheLineagesRunScript)
         roce.CreateQp(RoceHelper::GetNic(nodes.Get(0)), RoceHelper::GetNic(nodes.Get(1))).first;
     Ptr<RoceCcHpcc> cc = DynamicCast<RoceCcHpcc>(qp->GetCongestionControl());
     ASSERT_TRUE(cc);
-    // 40 Mb/s x 4.32 us = 172.8 bits = 21.6 B, rounded to 22 B.
+    // 40 Mb/s x 4.16 us = 166.4 bits = 20.8 B, rounded to 21 B.
     QueueSizeValue wai;
     cc->GetAttribute("Wai", wai);
-    EXPECT_EQ(wai.Get(), QueueSize(QueueSizeUnit::BYTES, 22));
+    EXPECT_EQ(wai.Get(), QueueSize(QueueSizeUnit::BYTES, 21));
+    BooleanValue fast;
+    cc->GetAttribute("FastReact", fast);
+    EXPECT_TRUE(fast.Get());
+    // INT_MULTI 4: the INT fields count 512 B and 320 B units.
+    UintegerValue multi;
+    GlobalValue::GetValueByName("RoceIntUnitMultiplier", multi);
+    EXPECT_EQ(multi.Get(), 4u);
+    BooleanValue ackHigh;
+    RoceHelper::GetNic(nodes.Get(0))->GetAttribute("AckHighPriority", ackHigh);
+    EXPECT_FALSE(ackHigh.Get());
     DoubleValue eta;
     cc->GetAttribute("Eta", eta);
     EXPECT_DOUBLE_EQ(eta.Get(), 0.95);
@@ -316,6 +330,131 @@ TEST(HpccConfig, AppliesTheHpccModeOfTheLineagesRunScript)
     EXPECT_EQ(base.Get(), rtt);
     Simulator::Destroy();
     Config::Reset();
+}
+
+namespace
+{
+
+/**
+ * \brief Read a config of two hosts under one switch (100 Gb/s, 1 us per
+ * link: T = 4.16 us, bandwidth-delay product 52,000 B) with these keys, apply
+ * it, and make a queue pair from host 0 to host 1.
+ * \param name the file's name \param keys the config's lines
+ * \return the queue pair
+ */
+Ptr<RoceQueuePair>
+QpOf(const std::string& name, const std::string& keys)
+{
+    const std::string topo =
+        Write(name + "-topo", "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n");
+    const RoceHpccConfig c = RoceHpccConfig::Read(
+        Write(name,
+              "TOPOLOGY_FILE " + topo + "\nFLOW_FILE f.txt\nPACKET_PAYLOAD_SIZE 1000\n" + keys));
+    const RoceHpccFormat::Topology t = RoceHpccFormat::ReadTopology(c.Resolve(c.topologyFile));
+    RoceHelper roce;
+    RoceSwitchHelper switches;
+    c.Apply(roce, switches, t);
+    NodeContainer nodes = RoceHpccFormat::Build(t, roce, switches);
+    return roce.CreateQp(RoceHelper::GetNic(nodes.Get(0)), RoceHelper::GetNic(nodes.Get(1)))
+        .first;
+}
+
+} // namespace
+
+TEST(HpccConfig, ModelsTheDctcpModeOnARate)
+{
+    // run.py's dctcp mode: CC_MODE 8, EWMA_GAIN 1/16, DCTCP_RATE_AI 615 Mb/s,
+    // HAS_WIN 1 with VAR_WIN 1 (a window of the BDP scaled by R / line rate).
+    auto qp = QpOf("dctcp",
+                   "CC_MODE 8\nEWMA_GAIN 0.0625\nDCTCP_RATE_AI 615Mb/s\nMIN_RATE 1000Mb/s\n"
+                   "HAS_WIN 1\nVAR_WIN 1\n");
+    Ptr<RoceCcDctcpRate> cc = DynamicCast<RoceCcDctcpRate>(qp->GetCongestionControl());
+    ASSERT_TRUE(cc);
+    DataRateValue ai;
+    cc->GetAttribute("RateAi", ai);
+    EXPECT_EQ(ai.Get(), DataRate("615Mbps"));
+    cc->GetAttribute("MinRate", ai);
+    EXPECT_EQ(ai.Get(), DataRate("1000Mbps"));
+    DoubleValue g;
+    cc->GetAttribute("G", g);
+    EXPECT_DOUBLE_EQ(g.Get(), 0.0625);
+    UintegerValue w;
+    cc->GetAttribute("RateWindow", w);
+    EXPECT_EQ(w.Get(), 52000u); // 100 Gb/s x 4.16 us / 8
+    Simulator::Destroy();
+    Config::Reset();
+}
+
+TEST(HpccConfig, WindowsOfTheRateBasedModes)
+{
+    // VAR_WIN 1: a window that follows the rate; VAR_WIN 0: a fixed window
+    // of the BDP in packets, ceil(52,000 / 1000).
+    for (const char* mode : {"1", "7"})
+    {
+        auto qp = QpOf(std::string("varwin") + mode,
+                       std::string("CC_MODE ") + mode + "\nHAS_WIN 1\nVAR_WIN 1\n");
+        UintegerValue w;
+        qp->GetCongestionControl()->GetAttribute("RateWindow", w);
+        EXPECT_EQ(w.Get(), 52000u) << "CC_MODE " << mode;
+        UintegerValue inflight;
+        qp->GetAttribute("MaxInflightPackets", inflight);
+        TypeId::AttributeInformation info;
+        ASSERT_TRUE(
+            RoceQueuePair::GetTypeId().LookupAttributeByName("MaxInflightPackets", &info));
+        EXPECT_EQ(std::to_string(inflight.Get()), info.initialValue->SerializeToString(info.checker))
+            << "CC_MODE " << mode << ": no fixed window, the default cap";
+        Simulator::Destroy();
+        Config::Reset();
+    }
+    auto qp = QpOf("fixwin", "CC_MODE 1\nHAS_WIN 1\nVAR_WIN 0\n");
+    UintegerValue inflight;
+    qp->GetAttribute("MaxInflightPackets", inflight);
+    EXPECT_EQ(inflight.Get(), 52u);
+    UintegerValue w;
+    qp->GetCongestionControl()->GetAttribute("RateWindow", w);
+    EXPECT_EQ(w.Get(), 0u);
+    Simulator::Destroy();
+    Config::Reset();
+}
+
+TEST(HpccConfig, AckPriorityAndHpccWithoutFastReaction)
+{
+    auto qp = QpOf("ackhigh", "CC_MODE 1\nACK_HIGH_PRIO 1\n");
+    BooleanValue high;
+    qp->GetNic()->GetAttribute("AckHighPriority", high);
+    EXPECT_TRUE(high.Get());
+    EXPECT_EQ(qp->GetNic()->GetAckPriority(3), qp->GetNic()->GetAckPriority(0))
+        << "every queue pair's ACKs in one (the control) class";
+    Simulator::Destroy();
+    Config::Reset();
+    qp = QpOf("slow", "CC_MODE 3\nHAS_WIN 1\nVAR_WIN 1\nFAST_REACT 0\n");
+    BooleanValue fast;
+    qp->GetCongestionControl()->GetAttribute("FastReact", fast);
+    EXPECT_FALSE(fast.Get());
+    Simulator::Destroy();
+    Config::Reset();
+}
+
+TEST(HpccConfigErrorTest, BehaviourNotModelledIsRefused)
+{
+    const std::string base = "TOPOLOGY_FILE t.txt\nFLOW_FILE f.txt\n";
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("rb", base + "RATE_BOUND 0\n")),
+                      "rb.txt:3: RATE_BOUND 0 is not modelled: queue pairs always pace");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("gt", base + "GLOBAL_T 0\n")),
+                      "gt.txt:3: GLOBAL_T 0 is not modelled: every queue pair takes the largest");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("mr", base + "MULTI_RATE 1\n")),
+                      "mr.txt:3: MULTI_RATE 1 is not modelled");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("sf", base + "SAMPLE_FEEDBACK 1\n")),
+                      "sf.txt:3: SAMPLE_FEEDBACK 1 is not modelled");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("b0", base + "L2_BACK_TO_ZERO 1\n")),
+                      "b0.txt:3: L2_BACK_TO_ZERO 1 is not modelled");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("im", base + "INT_MULTI 0\n")),
+                      "im.txt:3: INT_MULTI '0' must be at least 1");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("hw", base + "CC_MODE 3\nHAS_WIN 0\n")),
+                      "hw.txt:4: HAS_WIN 0 is not modelled: HPCC here always keeps its window");
+    EXPECT_ROCE_ERROR(
+        RoceHpccConfig::Read(Write("vw", base + "CC_MODE 3\nHAS_WIN 1\nVAR_WIN 0\n")),
+        "vw.txt:5: VAR_WIN 0 is not modelled: HPCC's window follows its rate");
 }
 
 TEST(HpccConfigErrorTest, FabricsThatCannotBeBuilt)

@@ -84,10 +84,16 @@ RoceCcHelper::SetAttribute(const std::string& name, const AttributeValue& value)
     m_attributes.emplace_back(name, value.Copy());
 }
 
+bool
+RoceCcHelper::IsDctcp() const
+{
+    return m_tid.GetName() == "ns3::RoceCcDctcp" || m_tid.GetName() == "ns3::RoceCcDctcpRate";
+}
+
 void
 RoceCcHelper::SetStepMarking(QueueSize k, DataRate atRate)
 {
-    ROCE_ERROR_IF(m_tid.GetName() != "ns3::RoceCcDctcp",
+    ROCE_ERROR_IF(!IsDctcp(),
                   "step marking (K = " << k << ") is DCTCP's; congestion control '" << m_algorithm
                                        << "' (--cc) marks as "
                                        << (m_preset.empty() ? "the switches default to"
@@ -163,7 +169,7 @@ RoceCcHelper::ConfigureSwitches(RoceSwitchHelper& switches) const
             switches.SetQueueDiscAttribute("EcnEnabled", BooleanValue(true));
         }
     }
-    else if (m_tid.GetName() == "ns3::RoceCcDctcp")
+    else if (IsDctcp())
     {
         // A K the program chose here wins; else a changed ECN default does.
         bool changed = false;

@@ -116,6 +116,9 @@ class RoceCcHelper
     static constexpr uint64_t DCTCP_K_RATE = 100000000000ULL;
 
   private:
+    /** \return true for DCTCP on a window or on a rate: both mark at one step */
+    bool IsDctcp() const;
+
     /** \param switches the helper whose queue discs get this choice's marking */
     void ConfigureSwitches(RoceSwitchHelper& switches) const;
 

@@ -97,16 +97,16 @@ Keys()
         {"ENABLE_QCN", Kind::FLAG},
         {"ERROR_RATE_PER_LINK", Kind::ERROR},
         {"LINK_DOWN", Kind::LINK},
-        // Read, never modelled: trace output, PINT, chunking and sampling
-        // options of that lineage.
+        {"L2_BACK_TO_ZERO", Kind::FLAG},
+        {"GLOBAL_T", Kind::FLAG},
+        {"MULTI_RATE", Kind::FLAG},
+        {"SAMPLE_FEEDBACK", Kind::FLAG},
+        // Read, never modelled: trace output, HPCC-PINT's parameters (its
+        // CC_MODE 10 is refused), chunked ACKs and the PFC pause time.
         {"TRACE_FILE", Kind::ANY},
         {"TRACE_OUTPUT_FILE", Kind::ANY},
         {"ENABLE_TRACE", Kind::ANY},
         {"L2_CHUNK_SIZE", Kind::ANY},
-        {"L2_BACK_TO_ZERO", Kind::ANY},
-        {"GLOBAL_T", Kind::ANY},
-        {"MULTI_RATE", Kind::ANY},
-        {"SAMPLE_FEEDBACK", Kind::ANY},
         {"PINT_LOG_BASE", Kind::ANY},
         {"PINT_PROB", Kind::ANY},
         {"PAUSE_TIME", Kind::ANY},
@@ -137,7 +137,7 @@ CcModes()
     static const std::map<uint32_t, std::string> modes = {{1, "dcqcn"},
                                                           {3, "hpcc"},
                                                           {7, "timely"},
-                                                          {8, "dctcp"}};
+                                                          {8, "dctcp-rate"}};
     return modes;
 }
 
@@ -286,27 +286,28 @@ RoceHpccConfig::Read(const std::string& path)
     c.qlenEnd = NanoSeconds(static_cast<int64_t>(c.Number("QLEN_MON_END", 0)));
     c.stopTime = Seconds(c.Number("SIMULATOR_STOP_TIME", 0));
 
-    // What is read but changes nothing here, with the value that would matter.
-    auto flag = [&c](const std::string& key, double modelled) {
-        if (c.Has(key) && c.Number(key, modelled) != modelled)
-        {
-            c.unmodelled.emplace_back(key + " " + c.values[key][0], c.lines[key]);
-        }
+    // Keys whose value would ask for behaviour this module does not model:
+    // refused, with the reason.
+    auto refuse = [&c](const std::string& key, double modelled, const std::string& why) {
+        ROCE_ERROR_IF(c.Has(key) && c.Number(key, modelled) != modelled,
+                      c.path << ":" << c.lines[key] << ": " << key << " " << c.values[key][0]
+                             << " is not modelled: " << why);
     };
-    flag("FAST_REACT", 1);    // HPCC reacts to every ACK here
-    flag("RATE_BOUND", 1);    // rates never exceed the line rate here
-    flag("INT_MULTI", 1);     // INT fields are exact here, no encoding unit
-    flag("ACK_HIGH_PRIO", 0); // ACKs travel in their queue pair's priority
-    const bool rateBased = c.ccMode == 1 || c.ccMode == 7;
-    if (rateBased)
+    refuse("RATE_BOUND", 1, "queue pairs always pace at their rate (RATE_BOUND 1)");
+    refuse("GLOBAL_T", 1,
+           "every queue pair takes the largest base RTT and bandwidth-delay product of the "
+           "topology (GLOBAL_T 1)");
+    refuse("MULTI_RATE", 0, "HPCC keeps one rate for the path, not one per hop (MULTI_RATE 0)");
+    refuse("SAMPLE_FEEDBACK", 0, "HPCC reads every hop of every ACK (SAMPLE_FEEDBACK 0)");
+    refuse("L2_BACK_TO_ZERO", 0, "a NAK goes back to the lost packet (L2_BACK_TO_ZERO 0)");
+    ROCE_ERROR_IF(c.Has("INT_MULTI") && c.Number("INT_MULTI", 1) < 1,
+                  path << ":" << c.lines["INT_MULTI"] << ": INT_MULTI '"
+                       << c.values["INT_MULTI"][0] << "' must be at least 1");
+    if (c.ccMode == 3)
     {
-        flag("VAR_WIN", 0); // DCQCN and TIMELY windows are fixed (HAS_WIN)
-    }
-    if (c.ccMode == 8 && c.Has("DCTCP_RATE_AI"))
-    {
-        // DCTCP here grows its window by one MTU per RTT, as DCTCP does.
-        c.unmodelled.emplace_back("DCTCP_RATE_AI " + c.values["DCTCP_RATE_AI"][0],
-                                  c.lines["DCTCP_RATE_AI"]);
+        // HPCC here always keeps W = R T as its window.
+        refuse("HAS_WIN", 1, "HPCC here always keeps its window W = R T (HAS_WIN 1)");
+        refuse("VAR_WIN", 1, "HPCC's window follows its rate, W = R T (VAR_WIN 1)");
     }
     if (c.Has("LINK_DOWN") && c.values["LINK_DOWN"] != std::vector<std::string>{"0", "0", "0"})
     {
@@ -403,9 +404,9 @@ RoceHpccConfig::MaxBaseRtt(const RoceHpccFormat::Topology& t) const
         adj[l.a].push_back(&l);
         adj[l.b].push_back(&l);
     }
-    // Breadth-first from every host through switches only; the one-way time
-    // along the first shortest path found is propagation plus one payload's
-    // serialisation per hop.
+    // Breadth-first from every host through switches only, along the first
+    // shortest path found: T = 2 x propagation + one payload's serialisation
+    // per hop, one way, as that lineage computes its base RTT.
     Time worst;
     for (uint32_t h = 0; h < t.nodes; ++h)
     {
@@ -413,10 +414,10 @@ RoceHpccConfig::MaxBaseRtt(const RoceHpccFormat::Topology& t) const
         {
             continue;
         }
-        std::vector<int64_t> oneWay(t.nodes, -1);
-        std::vector<uint32_t> hops(t.nodes, 0);
+        std::vector<int64_t> prop(t.nodes, -1);
+        std::vector<int64_t> tx(t.nodes, 0);
         std::deque<uint32_t> q{h};
-        oneWay[h] = 0;
+        prop[h] = 0;
         while (!q.empty())
         {
             const uint32_t u = q.front();
@@ -424,12 +425,12 @@ RoceHpccConfig::MaxBaseRtt(const RoceHpccFormat::Topology& t) const
             for (const auto* l : adj[u])
             {
                 const uint32_t v = l->a == u ? l->b : l->a;
-                if (oneWay[v] >= 0)
+                if (prop[v] >= 0)
                 {
                     continue;
                 }
-                oneWay[v] = oneWay[u] + l->delay.GetTimeStep() +
-                            l->rate.CalculateBytesTxTime(payload).GetTimeStep();
+                prop[v] = prop[u] + l->delay.GetTimeStep();
+                tx[v] = tx[u] + l->rate.CalculateBytesTxTime(payload).GetTimeStep();
                 if (t.isSwitch[v])
                 {
                     q.push_back(v);
@@ -438,9 +439,9 @@ RoceHpccConfig::MaxBaseRtt(const RoceHpccFormat::Topology& t) const
         }
         for (uint32_t v = 0; v < t.nodes; ++v)
         {
-            if (!t.isSwitch[v] && oneWay[v] > 0)
+            if (!t.isSwitch[v] && v != h && prop[v] >= 0)
             {
-                worst = std::max(worst, TimeStep(2 * oneWay[v]));
+                worst = std::max(worst, TimeStep(2 * prop[v] + tx[v]));
             }
         }
     }
@@ -517,6 +518,11 @@ RoceHpccConfig::Apply(RoceHelper& roce,
         {
             roce.SetCongestionControlAttribute("MaxStage", UintegerValue(Number("MI_THRESH", 0)));
         }
+        if (Has("FAST_REACT"))
+        {
+            roce.SetCongestionControlAttribute("FastReact",
+                                               BooleanValue(Number("FAST_REACT", 1) != 0));
+        }
         if (Has("RATE_AI"))
         {
             // That lineage adds RATE_AI x T to the window per increase.
@@ -557,11 +563,20 @@ RoceHpccConfig::Apply(RoceHelper& roce,
         break;
     }
     case 8:
-        RoceCcHelper("dctcp").Configure(roce, switches);
-        roce.SetCongestionControlAttribute("BaseRtt", TimeValue(maxRtt));
+        // That lineage's DCTCP cuts and raises a rate (ns3::RoceCcDctcpRate).
+        RoceCcHelper("dctcp-rate").Configure(roce, switches);
         if (Has("EWMA_GAIN"))
         {
             roce.SetCongestionControlAttribute("G", DoubleValue(Number("EWMA_GAIN", 0)));
+        }
+        for (const auto& [key, attr] : std::vector<std::pair<std::string, std::string>>{
+                 {"DCTCP_RATE_AI", "RateAi"},
+                 {"MIN_RATE", "MinRate"}})
+        {
+            if (Has(key))
+            {
+                roce.SetCongestionControlAttribute(attr, DataRateValue(RateOf(key, DataRate())));
+            }
         }
         break;
     default:
@@ -593,13 +608,28 @@ RoceHpccConfig::Apply(RoceHelper& roce,
         Config::SetDefault("ns3::RoceQueuePair::AckInterval",
                            UintegerValue(std::max<uint64_t>(1, std::ceil(bytes / payload))));
     }
-    if ((ccMode == 1 || ccMode == 7) && Number("HAS_WIN", 0) != 0)
+    if (ccMode != 3 && Number("HAS_WIN", 0) != 0)
     {
-        // A fixed window of the largest bandwidth-delay product.
+        // The largest bandwidth-delay product, in payload bytes as that
+        // lineage counts its window: fixed, or scaled by rate / line rate.
         const double bdp = hostRate.GetBitRate() * maxRtt.GetSeconds() / 8;
-        Config::SetDefault("ns3::RoceQueuePair::MaxInflightPackets",
-                           UintegerValue(std::max<uint64_t>(1, std::ceil(bdp / payload))));
+        if (Number("VAR_WIN", 0) != 0)
+        {
+            roce.SetCongestionControlAttribute(
+                "RateWindow",
+                UintegerValue(std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(bdp)))));
+        }
+        else
+        {
+            Config::SetDefault("ns3::RoceQueuePair::MaxInflightPackets",
+                               UintegerValue(std::max<uint64_t>(1, std::ceil(bdp / payload))));
+        }
     }
+    // ACKs and NAKs with the CNPs, in the control class.
+    roce.SetNicAttribute("AckHighPriority", BooleanValue(Number("ACK_HIGH_PRIO", 0) != 0));
+    // The INT fields' units (a global: every switch writes, every NIC reads).
+    Config::SetGlobal("RoceIntUnitMultiplier",
+                      UintegerValue(static_cast<uint32_t>(Number("INT_MULTI", 1))));
 }
 
 std::pair<std::pair<uint64_t, uint64_t>, double>

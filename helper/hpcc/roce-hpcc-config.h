@@ -118,9 +118,10 @@ class RoceHpccConfig
 
     /**
      * \param topology a topology
-     * \return the largest idle round trip between two hosts: two ways of
-     *         propagation and one payload-size packet's serialisation per
-     *         hop, over a shortest path
+     * \return the largest base RTT between two hosts as the HPCC-lineage
+     *         simulator computes it: two ways of propagation and one way of
+     *         one payload-size packet's serialisation per hop, over a
+     *         shortest path
      */
     Time MaxBaseRtt(const RoceHpccFormat::Topology& topology) const;
 

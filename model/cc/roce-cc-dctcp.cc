@@ -84,6 +84,7 @@ RoceCcDctcp::Init(const RoceCcContext& ctx)
 {
     NS_LOG_FUNCTION(this);
     RoceCongestionOps::Init(ctx);
+    RefuseRateWindow();
     ROCE_ERROR_IF(ctx.mtu == 0, "RoceCcDctcp: the queue pair's payload MTU is 0");
     m_alpha = m_initialAlpha;
     m_haveWindow = false;

@@ -3,6 +3,7 @@
  */
 #include "roce-cc-hpcc.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/roce-error.h"
@@ -50,6 +51,14 @@ RoceCcHpcc::GetTypeId()
                           UintegerValue(100),
                           MakeUintegerAccessor(&RoceCcHpcc::m_expectedFlows),
                           MakeUintegerChecker<uint32_t>(1, 1000000))
+            .AddAttribute("FastReact",
+                          "Recompute W from Wc and U on every ACK (true), or only on the "
+                          "once-per-RTT ACK that updates Wc (false: the records of the ACKs "
+                          "between are not read, so U's sample spans the whole RTT; the HPCC "
+                          "simulator's FAST_REACT 0).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceCcHpcc::m_fastReact),
+                          MakeBooleanChecker())
             .AddAttribute("MinRate",
                           "The rate W/T never falls below this.",
                           DataRateValue(DataRate("100Mbps")),
@@ -76,6 +85,7 @@ RoceCcHpcc::RoceCcHpcc(const RoceCcHpcc& other)
       m_waiAttr(other.m_waiAttr),
       m_expectedFlows(other.m_expectedFlows),
       m_minRate(other.m_minRate),
+      m_fastReact(other.m_fastReact),
       m_u(0.0)
 {
     NS_LOG_FUNCTION(this);
@@ -106,6 +116,7 @@ RoceCcHpcc::Init(const RoceCcContext& ctx)
 {
     NS_LOG_FUNCTION(this);
     RoceCongestionOps::Init(ctx);
+    RefuseRateWindow();
     CheckRate("MinRate", m_minRate, "would stop the queue pair for good");
     m_wirePacket = static_cast<double>(ctx.mtu) + ctx.wireOverhead;
     m_t = Time(0);
@@ -180,6 +191,11 @@ void
 RoceCcHpcc::OnAck(const RoceAckEvent& ack)
 {
     bool known = UpdateBaseRtt();
+    bool updateWc = ack.sndUna > m_lastUpdateSeq;
+    if (!m_fastReact && !updateWc && m_nHops > 0)
+    {
+        return; // without fast reaction only the once-per-RTT ACK is read
+    }
     // Before T is known the records are only kept, for the next comparison.
     bool measured = ack.intRecords && !ack.intRecords->empty() && MeasureInflight(*ack.intRecords);
     if (!known)
@@ -188,7 +204,6 @@ RoceCcHpcc::OnAck(const RoceAckEvent& ack)
     }
     if (measured)
     {
-        bool updateWc = ack.sndUna > m_lastUpdateSeq;
         ComputeWindow(updateWc);
         if (updateWc)
         {

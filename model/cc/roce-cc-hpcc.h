@@ -46,7 +46,8 @@ namespace ns3
  * reset to 0 in the first case, incremented in the second) only once per
  * RTT: on the first ACK whose snd_una passes the snd_nxt recorded at the
  * previous Wc update. Between updates every ACK recomputes W from the same
- * Wc. The rate is R = W / T, clamped to [MinRate, B].
+ * Wc (FastReact); without FastReact the ACKs between are not read at all.
+ * The rate is R = W / T, clamped to [MinRate, B].
  *
  * Units: W, Wc, W_init and W_AI are bytes on the wire, like B T: a full
  * packet counts mtu + overhead (RoceCcContext::wireOverhead: headers, FCS,
@@ -137,6 +138,7 @@ class RoceCcHpcc : public RoceCongestionOps
     QueueSize m_waiAttr;      //!< W_AI as configured (0 = derive)
     uint32_t m_expectedFlows; //!< N in W_AI = W_init (1 - eta) / N
     DataRate m_minRate;       //!< the rate never falls below this
+    bool m_fastReact{true};   //!< recompute W on every ACK
 
     // state
     Time m_t;                                             //!< T in use (0 = not known yet)

@@ -6,6 +6,7 @@
 #include "ns3/log.h"
 #include "ns3/roce-error.h"
 #include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 
@@ -81,6 +82,7 @@ ShortNames()
         {"hpcc", "ns3::RoceCcHpcc"},
         {"timely", "ns3::RoceCcTimely"},
         {"dctcp", "ns3::RoceCcDctcp"},
+        {"dctcp-rate", "ns3::RoceCcDctcpRate"},
     };
     return names;
 }
@@ -147,7 +149,16 @@ RoceCongestionOps::GetTypeId()
                           TimeValue(Time(0)),
                           MakeTimeAccessor(&RoceCongestionOps::SetBaseRttAttribute,
                                            &RoceCongestionOps::GetBaseRttAttribute),
-                          MakeTimeChecker(Time(0)));
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("RateWindow",
+                          "A window that follows the rate, for the algorithms that keep "
+                          "none of their own (DCQCN, TIMELY, dctcp-rate): RateWindow x rate "
+                          "/ line rate payload bytes, at least 1 (the HPCC simulator's "
+                          "VAR_WIN 1, with its bandwidth-delay product here). 0: none. "
+                          "HPCC and DCTCP, which keep their own window, refuse it.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceCongestionOps::m_rateWindow),
+                          MakeUintegerChecker<uint64_t>());
     return tid;
 }
 
@@ -160,7 +171,8 @@ RoceCongestionOps::RoceCongestionOps(const RoceCongestionOps& other)
       m_rtt(other.m_rtt),
       m_minRtt(other.m_minRtt),
       m_baseRtt(other.m_baseRtt),
-      m_ctx(other.m_ctx)
+      m_ctx(other.m_ctx),
+      m_rateWindow(other.m_rateWindow)
 {
 }
 
@@ -239,7 +251,23 @@ RoceCongestionOps::CanSleep() const
 uint64_t
 RoceCongestionOps::GetWindow() const
 {
-    return m_window;
+    if (m_rateWindow == 0 || m_window != 0)
+    {
+        return m_window;
+    }
+    const double w = static_cast<double>(m_rateWindow) * GetRate() /
+                     static_cast<double>(m_ctx.lineRate.GetBitRate());
+    return std::max<uint64_t>(1, static_cast<uint64_t>(w));
+}
+
+void
+RoceCongestionOps::RefuseRateWindow() const
+{
+    ROCE_ERROR_IF(m_rateWindow != 0,
+                  GetInstanceTypeId().GetName()
+                      << ": RateWindow=" << m_rateWindow
+                      << " is for algorithms without a window of their own; this one keeps "
+                         "its own (set MaxInflightPackets on the queue pair to cap it)");
 }
 
 void

@@ -175,7 +175,9 @@ class RoceCongestionOps : public Object
     /**
      * \return the congestion window in payload bytes, or 0 when the algorithm
      * has none; the QP sends while (packets in flight + 1) x payload MTU fits
-     * in it, and always allows one packet in flight
+     * in it, and always allows one packet in flight. An algorithm without a
+     * window of its own and a RateWindow attribute > 0 has RateWindow x rate
+     * / line rate (at least 1).
      */
     uint64_t GetWindow() const;
 
@@ -236,6 +238,9 @@ class RoceCongestionOps : public Object
      */
     double ClampRate(double rate, double minRate) const;
 
+    /** \brief Stop if RateWindow is set: the algorithm keeps its own window. */
+    void RefuseRateWindow() const;
+
     /** \param baseRtt the BaseRtt attribute */
     void SetBaseRttAttribute(Time baseRtt);
     /** \return the BaseRtt attribute */
@@ -250,6 +255,7 @@ class RoceCongestionOps : public Object
     int64_t m_minRtt{0};                   //!< smallest RTT sample, time steps
     int64_t m_baseRtt{0};                  //!< BaseRtt attribute, time steps (0 = use m_minRtt)
     RoceCcContext m_ctx;                   //!< what Init() was told
+    uint64_t m_rateWindow{0};              //!< RateWindow attribute, payload bytes
     RoceCcRateListener* m_rateListener{nullptr}; //!< see SetRateListener()
     bool m_asleep{false};                        //!< timers sleep: WakeUp() before the rate is read
     bool m_rateTraced{false};                    //!< the Rate trace was connected

@@ -3,6 +3,8 @@
  */
 #include "roce-net-device.h"
 
+#include "ns3/boolean.h"
+
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -62,6 +64,14 @@ RoceNetDevice::GetTypeId()
                           UintegerValue(6),
                           MakeUintegerAccessor(&RoceNetDevice::m_cnpPriority),
                           MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("AckHighPriority",
+                          "ACKs and NAKs leave in CnpPriority, the control class, with the "
+                          "CNPs, instead of in the priority of the queue pair they "
+                          "acknowledge (the HPCC simulator's ACK_HIGH_PRIO 1).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceNetDevice::SetAckHighPriority,
+                                              &RoceNetDevice::GetAckHighPriority),
+                          MakeBooleanChecker())
             .AddAttribute("RxDrainRate",
                           "Rate at which the host (PCIe, memory) drains the receive buffer. "
                           "0 means the host is never a bottleneck and no buffer is modelled.",
@@ -432,6 +442,19 @@ RoceNetDevice::InitHeaderBlock(RoceHeaderBlock& block,
     block.SetEncap(encap);
     block.SetBth(bth);
     block.ClearExtension();
+}
+
+void
+RoceNetDevice::SetAckHighPriority(bool high)
+{
+    m_ackHighPriority = high;
+    ++m_headerGeneration; // the queue pairs' ACK templates carry the DSCP
+}
+
+bool
+RoceNetDevice::GetAckHighPriority() const
+{
+    return m_ackHighPriority;
 }
 
 void

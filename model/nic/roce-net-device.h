@@ -220,12 +220,28 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
 
     /**
      * \return a number that changes whenever the NIC's MAC or IPv4 address
-     * changes: header templates built under another number are stale
+     * or the ACKs' priority changes: header templates built under another
+     * number are stale
      */
     uint32_t GetHeaderGeneration() const
     {
         return m_headerGeneration;
     }
+
+    /**
+     * \param qpPriority a queue pair's priority
+     * \return the priority of the ACKs and NAKs it sends: CnpPriority if
+     * AckHighPriority is set, else its own
+     */
+    uint8_t GetAckPriority(uint8_t qpPriority) const
+    {
+        return m_ackHighPriority ? m_cnpPriority : qpPriority;
+    }
+
+    /** \param high the AckHighPriority attribute */
+    void SetAckHighPriority(bool high);
+    /** \return the AckHighPriority attribute */
+    bool GetAckHighPriority() const;
 
     /**
      * \brief Send an ACK, NAK or CNP ahead of the data of its priority.
@@ -286,6 +302,7 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
     TypeId m_ccType;
     Ptr<RoceCongestionOps> m_ccPrototype; //!< what QPs fork; null until needed
     uint8_t m_cnpPriority{6};
+    bool m_ackHighPriority{false}; //!< ACKs and NAKs in m_cnpPriority
     DataRate m_rxDrainRate{0};
     QueueSize m_rxBufferSize;
     QueueSize m_rxXoff;

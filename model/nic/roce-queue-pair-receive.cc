@@ -332,7 +332,7 @@ RoceQueuePair::SendAck(bool nak, uint64_t psnSeq)
         p->AddTrailer(RoceIcrcTrailer());
     }
     p->AddHeader(h);
-    m_nic->SendControl(p, m_priority);
+    m_nic->SendControl(p, m_nic->GetAckPriority(m_priority));
 }
 
 RoceQueuePair::HeaderTemplates&
@@ -340,9 +340,10 @@ RoceQueuePair::Headers()
 {
     HeaderTemplates* t = m_headers.get();
     uint8_t dscp = m_nic->PriorityToDscp(m_priority);
+    uint8_t ackDscp = m_nic->PriorityToDscp(m_nic->GetAckPriority(m_priority));
     Mac48Address peer = m_nic->GetPeerMac();
     if (t && t->generation == m_nic->GetHeaderGeneration() && t->sourcePort == m_sourcePort &&
-        t->dscp == dscp && t->peerMac == peer)
+        t->dscp == dscp && t->ackDscp == ackDscp && t->peerMac == peer)
     {
         return *t;
     }
@@ -355,10 +356,16 @@ RoceQueuePair::Headers()
     bth.SetDestQp(m_remoteQpn);
     m_nic->InitHeaderBlock(t->data, m_remoteAddress, m_sourcePort, m_priority, true, bth);
     bth.SetOpcode(RoceBthHeader::ACKNOWLEDGE);
-    m_nic->InitHeaderBlock(t->ack, m_remoteAddress, m_sourcePort, m_priority, false, bth);
+    m_nic->InitHeaderBlock(t->ack,
+                           m_remoteAddress,
+                           m_sourcePort,
+                           m_nic->GetAckPriority(m_priority),
+                           false,
+                           bth);
     t->generation = m_nic->GetHeaderGeneration();
     t->sourcePort = m_sourcePort;
     t->dscp = dscp;
+    t->ackDscp = ackDscp;
     t->peerMac = peer;
     return *t;
 }

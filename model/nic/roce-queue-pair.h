@@ -373,7 +373,8 @@ class RoceQueuePair : public Object, private RoceCcRateListener
         Mac48Address peerMac;   //!< the link peer's MAC they carry
         uint32_t generation{0}; //!< the NIC's header generation they were built under
         uint16_t sourcePort{0}; //!< the UDP source port they carry
-        uint8_t dscp{0};        //!< the DSCP they carry
+        uint8_t dscp{0};        //!< the DSCP data packets carry
+        uint8_t ackDscp{0};     //!< the DSCP ACKs and NAKs carry
     };
 
     /** \return the header templates, (re)built if missing or stale */
