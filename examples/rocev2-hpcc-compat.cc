@@ -14,6 +14,13 @@
  *       --dcqcn-preset=hpcc-sim --fct=fct.txt --json=run.json
  *   ./rocev2 run rocev2-hpcc-compat --cc=hpcc --load=0.5 --duration=1ms --json=run.json
  *   ./rocev2 run rocev2-hpcc-compat --config=examples/hpcc/config-tiny.txt --monitor=run --rates=1
+ *   ./rocev2 run rocev2-hpcc-compat --cdf=data/cdf/fb-hadoop.txt --load=0.3 --duration=10ms \
+ *       --start=2s --flows-out=fb-hadoop-30pct.txt
+ *
+ * --flows-out writes the flows (generated with --load, or read) as an HPCC
+ * flow file and stops: the HPCC simulator and this program then read the
+ * same file. --start shifts generated arrivals (that lineage's generator
+ * starts its flows at 2 s).
  */
 
 #include "ns3/core-module.h"
@@ -68,6 +75,8 @@ main(int argc, char* argv[])
     std::string monitor;
     std::string sample = "10us";
     std::string stop;
+    std::string start;
+    std::string flowsOut;
     uint32_t mtu = 0; // 1000 unless given
     bool quiet = false;
     bool rates = false;
@@ -88,6 +97,8 @@ main(int argc, char* argv[])
     cmd.AddMonitor(monitor, sample);
     cmd.AddValue("rates", "With --monitor: also sample every queue pair's rate", rates);
     cmd.AddValue("stop", "Stop at this simulated time even if flows remain", stop);
+    cmd.AddValue("start", "With --load: the first possible arrival (default 0s)", start);
+    cmd.AddValue("flows-out", "Write the flows as an HPCC flow file and stop", flowsOut);
     cmd.AddQuiet(quiet);
     uint32_t seed = 1;
     cmd.AddSeed(seed);
@@ -108,8 +119,8 @@ main(int argc, char* argv[])
                       "--" << given.first << " with --config: the config file sets it (CC_MODE, "
                            << "its DCQCN keys, PACKET_PAYLOAD_SIZE)");
     }
-    ROCE_ERROR_IF(load == 0 && (!cdf.empty() || !duration.empty()),
-                  "--cdf and --duration shape a generated load: give --load too");
+    ROCE_ERROR_IF(load == 0 && (!cdf.empty() || !duration.empty() || !start.empty()),
+                  "--cdf, --duration and --start shape a generated load: give --load too");
     // The lineage's own DCQCN unless a choice was made (--cc=dcqcn alone
     // means nvidia-cx, as in every example).
     const RoceCcHelper ccChoice =
@@ -189,7 +200,7 @@ main(int argc, char* argv[])
                                             sizes,
                                             load,
                                             hostRate,
-                                            Seconds(0),
+                                            start.empty() ? Seconds(0) : ParseTime("start", start),
                                             ParsePositiveTime("duration", duration),
                                             1);
         for (auto& f : flows)
@@ -203,6 +214,19 @@ main(int argc, char* argv[])
         flows = RoceWorkloadHelper::FromHpcc(RoceHpccFormat::ReadFlows(flowFile, topology));
     }
     ROCE_ERROR_IF(flows.empty(), "no flows to run");
+    if (!flowsOut.empty())
+    {
+        std::ofstream out(flowsOut);
+        ROCE_ERROR_IF(!out, "--flows-out=" << flowsOut << ": cannot be written");
+        RoceWorkloadHelper::WriteHpccFlowFile(out, flows);
+        ROCE_ERROR_IF(!out.good(), "--flows-out=" << flowsOut << ": write failed");
+        if (!quiet)
+        {
+            std::cout << "wrote " << flows.size() << " flows to " << flowsOut << "\n";
+        }
+        Simulator::Destroy();
+        return 0;
+    }
     Ptr<RoceFctStats> fctStats = CreateObject<RoceFctStats>();
     RoceWorkloadHelper workload;
     workload.Install(nodes, flows, fctStats);
