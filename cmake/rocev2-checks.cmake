@@ -401,7 +401,7 @@ rocev2_add_hpcc_abort_check(config-and-load
   "--load generates the flows: give either --load or --flows/--config"
   --config=${_rocev2_root}/examples/hpcc/config-tiny.txt --load=0.3)
 rocev2_add_hpcc_abort_check(cdf-without-load
-  "--cdf and --duration shape a generated load: give --load too"
+  "--cdf, --duration and --start shape a generated load: give --load too"
   --topology=${_rocev2_root}/examples/hpcc/tiny-topology.txt
   --flows=${_rocev2_root}/examples/hpcc/tiny-flows.txt --duration=2ms)
 rocev2_add_hpcc_abort_check(rates "--rates=1 needs --monitor=PREFIX" --load=0.1 --rates=1)
