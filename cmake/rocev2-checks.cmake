@@ -397,9 +397,10 @@ rocev2_add_hpcc_abort_check(config-and-flows
 rocev2_add_hpcc_abort_check(load "--load=1.5 is not in [0, 1]" --load=1.5)
 rocev2_add_hpcc_abort_check(config-and-cc "--cc with --config: the config file sets it"
   --config=${_rocev2_root}/examples/hpcc/config-tiny.txt --cc=hpcc)
-rocev2_add_hpcc_abort_check(config-and-load
-  "--load generates the flows: give either --load or --flows/--config"
-  --config=${_rocev2_root}/examples/hpcc/config-tiny.txt --load=0.3)
+rocev2_add_hpcc_abort_check(flows-and-load
+  "--load generates the flows: give either --load or --flows"
+  --topology=${_rocev2_root}/examples/hpcc/tiny-topology.txt
+  --flows=${_rocev2_root}/examples/hpcc/tiny-flows.txt --load=0.3)
 rocev2_add_hpcc_abort_check(cdf-without-load
   "--cdf, --duration and --start shape a generated load: give --load too"
   --topology=${_rocev2_root}/examples/hpcc/tiny-topology.txt

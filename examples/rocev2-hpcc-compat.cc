@@ -17,6 +17,9 @@
  *   ./rocev2 run rocev2-hpcc-compat --cdf=data/cdf/fb-hadoop.txt --load=0.3 --duration=10ms \
  *       --start=2s --flows-out=fb-hadoop-30pct.txt
  *
+ * --config with --load runs the config's settings on flows generated on its
+ * topology instead of its FLOW_FILE (how sweeps/cc-websearch.json varies the
+ * load under the HPCC simulator's run.py settings).
  * --flows-out writes the flows (generated with --load, or read) as an HPCC
  * flow file and stops: the HPCC simulator and this program then read the
  * same file. --start shifts generated arrivals (that lineage's generator
@@ -108,8 +111,8 @@ main(int argc, char* argv[])
                   "--config sets the topology and flows: give either --config or "
                   "--topology/--flows");
     ROCE_ERROR_IF(load < 0 || load > 1, "--load=" << load << " is not in [0, 1]");
-    ROCE_ERROR_IF(load > 0 && (!flowFile.empty() || !config.empty()),
-                  "--load generates the flows: give either --load or --flows/--config");
+    ROCE_ERROR_IF(load > 0 && !flowFile.empty(),
+                  "--load generates the flows: give either --load or --flows");
     // What a config file sets is not also taken from the command line.
     for (const auto& given : {std::make_pair("cc", !cc.empty()),
                               std::make_pair("dcqcn-preset", !preset.empty()),
@@ -145,7 +148,9 @@ main(int argc, char* argv[])
     {
         hpcc = RoceHpccConfig::Read(FindDataFile(config));
         topologyFile = FindDataFile(hpcc.Resolve(hpcc.topologyFile));
-        flowFile = FindDataFile(hpcc.Resolve(hpcc.flowFile));
+        // With --load the config's settings run generated flows instead of
+        // its FLOW_FILE.
+        flowFile = load > 0 ? "" : FindDataFile(hpcc.Resolve(hpcc.flowFile));
         fct = fct.empty() ? hpcc.fctFile : fct;
         pfc = pfc.empty() ? hpcc.pfcFile : pfc;
         cc = hpcc.GetCcName();
