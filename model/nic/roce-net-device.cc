@@ -702,8 +702,13 @@ RoceNetDevice::ReadIntRecords(Ptr<Packet> p, uint32_t hops)
     RoceIcrcTrailer icrc;
     p->RemoveTrailer(icrc);
     m_intScratch.resize(hops);
+    if (m_intMultiplier == 0)
+    {
+        m_intMultiplier = RoceIntRecord::GetUnitMultiplier();
+    }
     for (int i = static_cast<int>(hops) - 1; i >= 0; --i)
     {
+        m_intScratch[i].unitMultiplier = m_intMultiplier;
         p->RemoveTrailer(m_intScratch[i]);
         m_intScratch[i].hop = static_cast<uint8_t>(i);
     }

@@ -322,6 +322,7 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
     std::array<uint64_t, ROCE_NUM_PRIORITIES> m_rxPriorityBytes{};
     EventId m_drainEvent;
     std::vector<RoceIntRecord> m_intScratch; //!< INT records of the frame being processed
+    uint32_t m_intMultiplier{0}; //!< RoceIntUnitMultiplier, read at the first INT (0: not yet)
 
   protected:
     /**

@@ -154,6 +154,11 @@ RoceSwitchPort::StampInt(Ptr<Packet> p, uint8_t priority)
     r.queueBytes = m_qdisc->GetQueueBytes(priority);
     r.txBytes = GetTxBytes();
     r.timestampNs = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    if (m_intMultiplier == 0)
+    {
+        m_intMultiplier = RoceIntRecord::GetUnitMultiplier();
+    }
+    r.unitMultiplier = m_intMultiplier;
     RoceRawHeader::StampInt(*p, r);
 }
 

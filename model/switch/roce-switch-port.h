@@ -166,6 +166,7 @@ class RoceSwitchPort : public RocePfcNetDevice
 
     TracedCallback<uint8_t, Time> m_wdTriggerTrace; //!< the watchdog fired
     TracedCallback<uint8_t> m_wdRestoreTrace;       //!< a recovery ended
+    uint32_t m_intMultiplier{0}; //!< RoceIntUnitMultiplier, read at the first INT (0: not yet)
 
   protected:
     /**

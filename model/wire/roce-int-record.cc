@@ -98,7 +98,7 @@ RoceIntRecord::TxBytesDelta(const RoceIntRecord& cur, const RoceIntRecord& prev)
 {
     // The field's range in bytes; records read off the wire hold multiples
     // of the unit below it, records never serialised hold exact counts.
-    const uint64_t range = (uint64_t{1} << BYTES_BITS) * BYTES_UNIT * GetUnitMultiplier();
+    const uint64_t range = (uint64_t{1} << BYTES_BITS) * BYTES_UNIT * cur.unitMultiplier;
     const uint64_t c = cur.txBytes % range;
     const uint64_t p = prev.txBytes % range;
     return c >= p ? c - p : c + range - p;
@@ -107,7 +107,7 @@ RoceIntRecord::TxBytesDelta(const RoceIntRecord& cur, const RoceIntRecord& prev)
 void
 RoceIntRecord::Serialize(Buffer::Iterator end) const
 {
-    const uint64_t m = GetUnitMultiplier();
+    const uint64_t m = unitMultiplier;
     const uint64_t qlenMax = (uint64_t{1} << QLEN_BITS) - 1;
     const uint64_t word =
         (uint64_t{RateCode(rateMbps)} << (TIME_BITS + BYTES_BITS + QLEN_BITS)) |
@@ -123,7 +123,7 @@ RoceIntRecord::Deserialize(Buffer::Iterator end)
 {
     end.Prev(SIZE);
     const uint64_t word = end.ReadNtohU64();
-    const uint64_t m = GetUnitMultiplier();
+    const uint64_t m = unitMultiplier;
     rateMbps = RATES_MBPS[word >> (TIME_BITS + BYTES_BITS + QLEN_BITS)];
     timestampNs = (word >> (BYTES_BITS + QLEN_BITS)) & ((uint64_t{1} << TIME_BITS) - 1);
     txBytes = ((word >> QLEN_BITS) & ((uint64_t{1} << BYTES_BITS) - 1)) * BYTES_UNIT * m;

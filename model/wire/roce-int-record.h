@@ -32,7 +32,10 @@ namespace ns3
  *   - bits 36-17: transmitted bytes in units of 128 M bytes, modulo 2^20;
  *   - bits 16-0:  queue length in units of 80 M bytes, saturating at 2^17 - 1;
  * M is the unit multiplier, the global value RoceIntUnitMultiplier (the
- * HPCC simulator's INT_MULTI; 1 by default). A record read off the wire
+ * HPCC simulator's INT_MULTI; 1 by default). It is not on the wire: the
+ * record's unitMultiplier holds it, which the switch port that writes a
+ * record and the NIC that reads one set from the global value (read once per
+ * device), and an ACK's echo keeps. A record read off the wire
  * holds what the wire carries: the timestamp modulo 2^24, the bytes rounded
  * down to whole units modulo the field's range, the queue rounded down.
  * Readers take differences with TimeDeltaNs() and TxBytesDelta(), which are
@@ -64,7 +67,7 @@ class RoceIntRecord : public Trailer
     void Serialize(Buffer::Iterator end) const override;
     uint32_t Deserialize(Buffer::Iterator end) override;
 
-    /** \return M, the global value RoceIntUnitMultiplier */
+    /** \return the global value RoceIntUnitMultiplier (M) */
     static uint32_t GetUnitMultiplier();
     /**
      * \param rateMbps a link rate in Mb/s
@@ -80,7 +83,8 @@ class RoceIntRecord : public Trailer
     /**
      * \param cur a hop's record
      * \param prev the same hop's record from an earlier packet
-     * \return bytes transmitted between them, modulo 2^20 units of 128 M bytes
+     * \return bytes transmitted between them, modulo 2^20 units of 128 M
+     * bytes (M: cur's unitMultiplier)
      */
     static uint64_t TxBytesDelta(const RoceIntRecord& cur, const RoceIntRecord& prev);
 
@@ -89,6 +93,7 @@ class RoceIntRecord : public Trailer
     uint64_t queueBytes{0};  //!< bytes queued at the egress port when the packet left
     uint64_t txBytes{0};     //!< bytes the egress port had transmitted before this packet
     uint64_t timestampNs{0}; //!< when the packet left the egress queue, ns
+    uint32_t unitMultiplier{1}; //!< M, the fields' unit multiplier (not on the wire)
 };
 
 } // namespace ns3

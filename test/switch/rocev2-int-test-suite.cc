@@ -176,7 +176,7 @@ class IntRecordLayoutTestCase : public TestCase
     }
 
   private:
-    /// \return the record's wire word and the record read back
+    /// \return the record's wire word and the record read back (same M)
     static std::pair<uint64_t, RoceIntRecord> RoundTrip(const RoceIntRecord& r)
     {
         Ptr<Packet> p = Create<Packet>(5); // 5 zero bytes before the trailer
@@ -184,6 +184,7 @@ class IntRecordLayoutTestCase : public TestCase
         uint8_t b[13];
         p->CopyData(b, sizeof(b));
         RoceIntRecord back;
+        back.unitMultiplier = r.unitMultiplier;
         p->RemoveTrailer(back);
         return {ReadBe(b + 5, 8), back};
     }
@@ -236,13 +237,12 @@ class IntRecordLayoutTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(RoceIntRecord::TxBytesDelta(z, a), 5u * 128, "exact records: same");
 
         // M = 4: units of 512 and 320 bytes.
-        Config::SetGlobal("RoceIntUnitMultiplier", UintegerValue(4));
         RoceIntRecord m;
+        m.unitMultiplier = 4;
         m.rateMbps = 400000;
         m.txBytes = 10 * 512 + 511;
         m.queueBytes = 7 * 320 + 319;
         auto [mw, mb] = RoundTrip(m);
-        Config::SetGlobal("RoceIntUnitMultiplier", UintegerValue(1));
         NS_TEST_ASSERT_MSG_EQ(((mw >> 17) & 0xFFFFF), uint64_t{10}, "M = 4: bytes in 512-byte units");
         NS_TEST_ASSERT_MSG_EQ((mw & 0x1FFFF), uint64_t{7}, "M = 4: queue in 320-byte units");
         NS_TEST_ASSERT_MSG_EQ(mb.txBytes, 5120u, "M = 4: bytes back");
@@ -271,13 +271,16 @@ class IntWireTestCase : public TestCase
     /**
      * \param switches switches in the chain
      * \param wantInt whether the congestion control asks for INT
+     * \param multiplier RoceIntUnitMultiplier (M) for the run
      */
-    IntWireTestCase(uint32_t switches, bool wantInt)
+    IntWireTestCase(uint32_t switches, bool wantInt, uint32_t multiplier = 1)
         : TestCase("INT on the wire over " + std::to_string(switches) + " switches, " +
-                   (wantInt ? "requested: exact txBytes, timestamps, hop cap"
-                            : "not requested: no records")),
+                   (wantInt ? "requested: txBytes units, timestamps, hop cap"
+                            : "not requested: no records") +
+                   ", M = " + std::to_string(multiplier)),
           m_switches(switches),
-          m_wantInt(wantInt)
+          m_wantInt(wantInt),
+          m_multiplier(multiplier)
     {
     }
 
@@ -320,7 +323,8 @@ class IntWireTestCase : public TestCase
                 const uint64_t word = ReadBe(rec, 8);
                 // Rate code 4 is 100 Gb/s.
                 port->wrongFixed += (word >> 61) == 4 ? 0 : 1;
-                port->wrongTx += ((word >> 17) & 0xFFFFF) == (port->txBytes / 128) % (1 << 20) ? 0 : 1;
+                const uint64_t unit = 128ULL * m_multiplier;
+                port->wrongTx += ((word >> 17) & 0xFFFFF) == (port->txBytes / unit) % (1 << 20) ? 0 : 1;
                 uint64_t ts = (word >> 37) & 0xFFFFFF;
                 port->wrongTs +=
                     ts == uint64_t(Simulator::Now().GetNanoSeconds()) % (1 << 24) ? 0 : 1;
@@ -358,6 +362,7 @@ class IntWireTestCase : public TestCase
 
     void DoRun() override
     {
+        Config::SetGlobal("RoceIntUnitMultiplier", UintegerValue(m_multiplier));
         NodeContainer sw(m_switches);
         NodeContainer hosts(2);
         RoceSwitchHelper sh;
@@ -427,12 +432,20 @@ class IntWireTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(cc->last.size(),
                                   std::min<uint32_t>(m_switches, RoceIntRecord::MAX_HOPS),
                                   "the ACK echoes one record per hop, up to MAX_HOPS");
+            for (const auto& r : cc->last)
+            {
+                // The sender reads the records in the same units.
+                NS_TEST_EXPECT_MSG_EQ(r.txBytes % (128 * m_multiplier), 0u, "txBytes in units");
+                NS_TEST_EXPECT_MSG_GT(r.txBytes, 0u, "the echoed count of a busy port");
+            }
         }
+        Config::SetGlobal("RoceIntUnitMultiplier", UintegerValue(1));
         Simulator::Destroy();
     }
 
     uint32_t m_switches;                     //!< chain length
     bool m_wantInt;                          //!< the CC asks for INT
+    uint32_t m_multiplier;                   //!< RoceIntUnitMultiplier
     bool m_senderStarted{0};                 //!< the first data frame left the sender
     Time m_senderStart;                      //!< when
     uint32_t m_senderLen{0};                 //!< its length
@@ -454,6 +467,7 @@ class RoceIntTestSuite : public TestSuite
         AddTestCase(new IntWireTestCase(3, true), TestCase::QUICK);
         AddTestCase(new IntWireTestCase(3, false), TestCase::QUICK);
         AddTestCase(new IntWireTestCase(RoceIntRecord::MAX_HOPS + 2, true), TestCase::QUICK);
+        AddTestCase(new IntWireTestCase(3, true, 4), TestCase::QUICK);
     }
 };
 

@@ -1,0 +1,188 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Parity with the HPCC-lineage simulator: the HPCC paper's fat-tree with its
+ * 6,635 web-search flows at 30 % load, run from that simulator's own run.py
+ * settings (examples/hpcc/config-websearch-MODE.txt, read unmodified as
+ * rocev2-hpcc-compat reads it), must give per-size-bucket FCT slowdowns
+ * within the issue's bounds of the simulator's own on the same files.
+ */
+#include "ns3/node-container.h"
+#include "ns3/roce-fct-stats.h"
+#include "ns3/roce-helper.h"
+#include "ns3/roce-hpcc-config.h"
+#include "ns3/roce-hpcc-format.h"
+#include "ns3/roce-switch-helper.h"
+#include "ns3/roce-workload-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/test.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/** \return a repository file, from the source folder or an ns-3 tree's root */
+std::string
+RepoFile(const std::string& path)
+{
+    for (const std::string& dir : {std::string(), std::string("contrib/rocev2/")})
+    {
+        if (std::ifstream(dir + path).good())
+        {
+            return dir + path;
+        }
+    }
+    return path;
+}
+
+/** Flow-size buckets: below 10 KB, 10-100 KB, 100 KB - 1 MB, 1 MB and above. */
+constexpr std::array<uint64_t, 3> EDGES = {10000, 100000, 1000000};
+
+/** Slowdown p50, p95 and p99 of one bucket. */
+using Percentiles = std::array<double, 3>;
+
+/**
+ * The HPCC simulator's figures on the same inputs: its own run.py mode at
+ * 100 Gb/s (shared/tools/hpcc-mode-config.sh), fat-tree-320 and
+ * websearch-320-30pct-10ms.txt, built from its repository
+ * (shared/tools/build-hpcc-peer.sh) and run as
+ *   SBS_MODE=MODE HPCC_SIM_DIR=<its simulation/> shared/tools/side-by-side-hpcc.sh <checkout>
+ * then per bucket the nearest-rank percentiles of FCT / standalone FCT of its
+ * FCT file (columns 7 and 8), buckets by size (column 5).
+ */
+struct Reference
+{
+    const char* mode;                //!< run.py's mode
+    std::array<Percentiles, 4> peer; //!< per bucket, its p50, p95, p99
+};
+
+const std::array<Reference, 4> REFERENCES = {{
+    {"dcqcn",
+     {{{1.011, 3.783, 7.552}, {1.107, 3.298, 5.241}, {1.383, 3.487, 6.350}, {1.929, 4.646, 6.300}}}},
+    {"hp",
+     {{{1.016, 1.171, 1.495}, {1.127, 1.706, 2.277}, {1.518, 2.847, 3.949}, {1.874, 4.026, 5.399}}}},
+    {"timely",
+     {{{1.013, 5.043, 10.560}, {1.103, 4.122, 7.943}, {1.305, 3.264, 5.387}, {1.872, 5.719, 7.963}}}},
+    {"dctcp",
+     {{{1.018, 2.583, 3.347}, {1.122, 2.515, 3.198}, {1.486, 3.385, 4.661}, {1.648, 3.782, 5.273}}}},
+}};
+
+/** \return the value at nearest rank ceil(p n) of sorted values */
+double
+NearestRank(const std::vector<double>& sorted, double p)
+{
+    const auto rank = static_cast<std::size_t>(std::ceil(p * sorted.size()));
+    return sorted[std::max<std::size_t>(rank, 1) - 1];
+}
+
+/**
+ * One run.py mode on the web-search file against the simulator's figures.
+ * Bounds (the issue's targets): p50 and p95 within 10 %, p99 within 15 % of
+ * the simulator's in each bucket of at least 200 flows (every bucket here
+ * holds 1,002 or more). The two simulators draw ECMP paths with different
+ * hashes, so flows collide differently: the bounds are on the distributions,
+ * not on flows.
+ */
+class HpccParityTestCase : public TestCase
+{
+  public:
+    /** \param ref the mode and the simulator's figures */
+    explicit HpccParityTestCase(const Reference& ref)
+        : TestCase(std::string("HPCC-lineage parity: run.py mode '") + ref.mode +
+                   "', fat-tree-320, web-search 30 %: slowdown per size bucket within 10 % "
+                   "(p50, p95) and 15 % (p99) of the HPCC simulator's"),
+          m_ref(ref)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const RoceHpccConfig c = RoceHpccConfig::Read(
+            RepoFile(std::string("examples/hpcc/config-websearch-") + m_ref.mode + ".txt"));
+        const RoceHpccFormat::Topology t =
+            RoceHpccFormat::ReadTopology(RepoFile("data/hpcc-format/fat-tree-320.txt"));
+        RoceHelper roce;
+        RoceSwitchHelper switches;
+        c.Apply(roce, switches, t);
+        NodeContainer nodes = RoceHpccFormat::Build(t, roce, switches, c.GetErrorRatePerLink());
+        c.ApplyEcnByRate();
+        RoceSwitchHelper::AssignStreams(1000); // as rocev2-hpcc-compat
+        const auto flows = RoceWorkloadHelper::FromHpcc(RoceHpccFormat::ReadFlows(
+            RepoFile("data/hpcc-format/websearch-320-30pct-10ms.txt"),
+            t));
+        Ptr<RoceFctStats> stats = CreateObject<RoceFctStats>();
+        RoceWorkloadHelper().Install(nodes, flows, stats);
+        stats->SetAllDoneCallback(Callback<void>([]() { Simulator::Stop(); }));
+        Simulator::Stop(c.stopTime);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(stats->GetCompleted(), flows.size(), "every flow completes");
+
+        std::array<std::vector<double>, 4> slowdown;
+        for (const auto& r : stats->GetRecords())
+        {
+            const std::size_t b =
+                std::upper_bound(EDGES.begin(), EDGES.end(), r.bytes) - EDGES.begin();
+            slowdown[b].push_back(r.fct.GetSeconds() / r.idealFct.GetSeconds());
+        }
+        const std::array<double, 3> ps = {0.5, 0.95, 0.99};
+        const std::array<double, 3> bound = {0.10, 0.10, 0.15};
+        const std::array<const char*, 4> names = {"<10KB", "10-100KB", "100KB-1MB", ">=1MB"};
+        for (std::size_t b = 0; b < 4; ++b)
+        {
+            auto& v = slowdown[b];
+            std::sort(v.begin(), v.end());
+            std::cout << m_ref.mode << " " << std::setw(10) << names[b] << " " << std::setw(5)
+                      << v.size();
+            for (std::size_t i = 0; i < 3; ++i)
+            {
+                const double ours = NearestRank(v, ps[i]);
+                const double peer = m_ref.peer[b][i];
+                std::cout << std::fixed << std::setprecision(3) << "  p" << ps[i] * 100 << " "
+                          << ours << " (" << peer << ")";
+                if (v.size() >= 200)
+                {
+                    NS_TEST_EXPECT_MSG_LT_OR_EQ(std::abs(ours / peer - 1),
+                                                bound[i],
+                                                m_ref.mode << " " << names[b] << " p"
+                                                           << ps[i] * 100 << ": " << ours
+                                                           << " against " << peer);
+                }
+            }
+            std::cout << "\n";
+        }
+        Simulator::Destroy();
+    }
+
+    Reference m_ref; //!< the mode and the simulator's figures
+};
+
+/**
+ * The suite.
+ */
+class RoceHpccParityTestSuite : public TestSuite
+{
+  public:
+    RoceHpccParityTestSuite()
+        : TestSuite("rocev2-hpcc-parity", UNIT)
+    {
+        for (const auto& ref : REFERENCES)
+        {
+            AddTestCase(new HpccParityTestCase(ref), TestCase::TAKES_FOREVER);
+        }
+    }
+};
+
+/// The suite's instance.
+RoceHpccParityTestSuite g_roceHpccParityTestSuite;
+
+} // namespace
