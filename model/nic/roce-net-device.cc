@@ -4,6 +4,7 @@
 #include "roce-net-device.h"
 
 #include "ns3/boolean.h"
+#include "ns3/roce-raw-trailer.h"
 
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
@@ -698,21 +699,28 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
 void
 RoceNetDevice::ReadIntRecords(Ptr<Packet> p, uint32_t hops)
 {
-    // INT records sit just before the ICRC, the last hop's last.
-    RoceIcrcTrailer icrc;
-    p->RemoveTrailer(icrc);
+    // INT records sit just before the ICRC, the last hop's last: all of
+    // them and the ICRC are read at once and cut off (RemoveAtEnd, which
+    // packet metadata allows whichever trailers wrote them), and the ICRC
+    // goes back.
+    const uint32_t n = hops * RoceIntRecord::SIZE + RoceIcrcTrailer::SIZE;
+    RoceRawTrailer tail;
+    tail.SetSize(n);
+    p->PeekTrailer(tail);
+    p->RemoveAtEnd(n);
     m_intScratch.resize(hops);
     if (m_intMultiplier == 0)
     {
         m_intMultiplier = RoceIntRecord::GetUnitMultiplier();
     }
-    for (int i = static_cast<int>(hops) - 1; i >= 0; --i)
+    for (uint32_t i = 0; i < hops; ++i)
     {
         m_intScratch[i].unitMultiplier = m_intMultiplier;
-        p->RemoveTrailer(m_intScratch[i]);
+        m_intScratch[i].Read(tail.GetBytes() + i * RoceIntRecord::SIZE);
         m_intScratch[i].hop = static_cast<uint8_t>(i);
     }
-    p->AddTrailer(icrc);
+    p->AddTrailer(RoceRawTrailer(tail.GetBytes() + n - RoceIcrcTrailer::SIZE,
+                                 RoceIcrcTrailer::SIZE));
 }
 
 bool

@@ -9,6 +9,8 @@
 #include "roce-queue-pair-reorder.h"
 #include "roce-queue-pair.h"
 
+#include "ns3/roce-raw-trailer.h"
+
 #include "ns3/packet.h"
 #include "ns3/roce-aeth-header.h"
 #include "ns3/roce-bth-header.h"
@@ -323,13 +325,16 @@ RoceQueuePair::SendAck(bool nak, uint64_t psnSeq)
     }
     else
     {
-        p = Create<Packet>();
+        // The records and the ICRC (zero) as the payload's bytes, in one buffer.
+        uint8_t b[RoceRawTrailer::MAX_SIZE] = {};
+        uint32_t n = 0;
         for (const auto& r : m_intEcho)
         {
-            p->AddTrailer(r);
+            r.Write(b + n);
+            n += RoceIntRecord::SIZE;
         }
         m_intEcho.clear();
-        p->AddTrailer(RoceIcrcTrailer());
+        p = Create<Packet>(b, n + RoceIcrcTrailer::SIZE);
     }
     p->AddHeader(h);
     m_nic->SendControl(p, m_nic->GetAckPriority(m_priority));

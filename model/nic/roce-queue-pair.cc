@@ -451,7 +451,8 @@ RoceQueuePair::BuildNextPacket()
     h.SetOpcode(op);
     h.SetPsn(RocePsn::ToWire(seq));
     h.SetAckReq(last);
-    h.SetIntRequest(m_cc->WantsInt());
+    const bool wantsInt = m_cc->WantsInt();
+    h.SetIntRequest(wantsInt);
     h.SetPadCount(pad);
     if (first && m.write)
     {
@@ -462,6 +463,15 @@ RoceQueuePair::BuildNextPacket()
         h.ClearExtension();
     }
     p->AddHeader(h);
+    if (wantsInt)
+    {
+        // Room behind the frame for the records of INT_ROOM_HOPS switches
+        // (each appends its record and moves the ICRC): without it every
+        // record would reallocate the packet's buffer.
+        constexpr uint32_t room = INT_ROOM_HOPS * RoceIntRecord::SIZE + RoceIcrcTrailer::SIZE;
+        p->AddPaddingAtEnd(room);
+        p->RemoveAtEnd(room);
+    }
 
     Time now = Simulator::Now();
     uint32_t wire = RocePfcNetDevice::WireBytes(p->GetSize() + RoceFrame::ETH_BYTES);

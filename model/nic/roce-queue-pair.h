@@ -75,6 +75,8 @@ class RoceQueuePair : public Object, private RoceCcRateListener
 
     /** Largest ReceiveWindow, in packets. */
     static constexpr uint32_t MAX_RECEIVE_WINDOW = 65536;
+    /** Switches whose INT records fit behind a data frame without reallocating it. */
+    static constexpr uint32_t INT_ROOM_HOPS = 8;
 
     /** Completion callback. */
     typedef Callback<void, const RoceCompletion&> CompletionCallback;

@@ -105,7 +105,7 @@ RoceIntRecord::TxBytesDelta(const RoceIntRecord& cur, const RoceIntRecord& prev)
 }
 
 void
-RoceIntRecord::Serialize(Buffer::Iterator end) const
+RoceIntRecord::Write(uint8_t* b) const
 {
     const uint64_t m = unitMultiplier;
     const uint64_t qlenMax = (uint64_t{1} << QLEN_BITS) - 1;
@@ -114,20 +114,43 @@ RoceIntRecord::Serialize(Buffer::Iterator end) const
         ((timestampNs & ((uint64_t{1} << TIME_BITS) - 1)) << (BYTES_BITS + QLEN_BITS)) |
         (((txBytes / (BYTES_UNIT * m)) & ((uint64_t{1} << BYTES_BITS) - 1)) << QLEN_BITS) |
         std::min(queueBytes / (QLEN_UNIT * m), qlenMax);
-    end.Prev(SIZE);
-    end.WriteHtonU64(word);
+    for (int i = 7; i >= 0; --i)
+    {
+        b[7 - i] = static_cast<uint8_t>(word >> (8 * i));
+    }
 }
 
-uint32_t
-RoceIntRecord::Deserialize(Buffer::Iterator end)
+void
+RoceIntRecord::Read(const uint8_t* b)
 {
-    end.Prev(SIZE);
-    const uint64_t word = end.ReadNtohU64();
+    uint64_t word = 0;
+    for (int i = 0; i < 8; ++i)
+    {
+        word = (word << 8) | b[i];
+    }
     const uint64_t m = unitMultiplier;
     rateMbps = RATES_MBPS[word >> (TIME_BITS + BYTES_BITS + QLEN_BITS)];
     timestampNs = (word >> (BYTES_BITS + QLEN_BITS)) & ((uint64_t{1} << TIME_BITS) - 1);
     txBytes = ((word >> QLEN_BITS) & ((uint64_t{1} << BYTES_BITS) - 1)) * BYTES_UNIT * m;
     queueBytes = (word & ((uint64_t{1} << QLEN_BITS) - 1)) * QLEN_UNIT * m;
+}
+
+void
+RoceIntRecord::Serialize(Buffer::Iterator end) const
+{
+    uint8_t b[SIZE];
+    Write(b);
+    end.Prev(SIZE);
+    end.Write(b, SIZE);
+}
+
+uint32_t
+RoceIntRecord::Deserialize(Buffer::Iterator end)
+{
+    uint8_t b[SIZE];
+    end.Prev(SIZE);
+    end.Read(b, SIZE);
+    Read(b);
     return SIZE;
 }
 

@@ -67,6 +67,17 @@ class RoceIntRecord : public Trailer
     void Serialize(Buffer::Iterator end) const override;
     uint32_t Deserialize(Buffer::Iterator end) override;
 
+    /**
+     * \brief Write the record's 8 bytes (the wire layout above).
+     * \param b where
+     */
+    void Write(uint8_t* b) const;
+    /**
+     * \brief Read a record's 8 bytes, in this record's unitMultiplier.
+     * \param b from where
+     */
+    void Read(const uint8_t* b);
+
     /** \return the global value RoceIntUnitMultiplier (M) */
     static uint32_t GetUnitMultiplier();
     /**

@@ -3,6 +3,8 @@
  */
 #include "roce-raw-header.h"
 
+#include "roce-raw-trailer.h"
+
 #include "roce-icrc-trailer.h"
 #include "roce-int-record.h"
 
@@ -188,11 +190,18 @@ RoceRawHeader::StampInt(Packet& p, RoceIntRecord& record)
         return false;
     }
     record.hop = hops;
+    // The record and the ICRC behind it, in one trailer.
     RoceIcrcTrailer icrc;
     p.PeekTrailer(icrc);
+    uint8_t tail[RoceIntRecord::SIZE + RoceIcrcTrailer::SIZE];
+    record.Write(tail);
+    const uint32_t crc = icrc.GetIcrc();
+    for (uint32_t i = 0; i < RoceIcrcTrailer::SIZE; ++i)
+    {
+        tail[RoceIntRecord::SIZE + i] = static_cast<uint8_t>(crc >> (24 - 8 * i));
+    }
     p.RemoveAtEnd(RoceIcrcTrailer::SIZE);
-    p.AddTrailer(record);
-    p.AddTrailer(icrc);
+    p.AddTrailer(RoceRawTrailer(tail, sizeof(tail)));
     b[INT_FLAGS_OFFSET] = static_cast<uint8_t>((b[INT_FLAGS_OFFSET] & 0xE0) | (hops + 1));
     GrowIpv4Udp(b, RoceIntRecord::SIZE);
     p.RemoveAtStart(INT_STAMP_BYTES);
