@@ -355,8 +355,7 @@ QpOf(const std::string& name, const std::string& keys)
     RoceSwitchHelper switches;
     c.Apply(roce, switches, t);
     NodeContainer nodes = RoceHpccFormat::Build(t, roce, switches);
-    return roce.CreateQp(RoceHelper::GetNic(nodes.Get(0)), RoceHelper::GetNic(nodes.Get(1)))
-        .first;
+    return roce.CreateQp(RoceHelper::GetNic(nodes.Get(0)), RoceHelper::GetNic(nodes.Get(1))).first;
 }
 
 } // namespace
@@ -399,9 +398,9 @@ TEST(HpccConfig, WindowsOfTheRateBasedModes)
         UintegerValue inflight;
         qp->GetAttribute("MaxInflightPackets", inflight);
         TypeId::AttributeInformation info;
-        ASSERT_TRUE(
-            RoceQueuePair::GetTypeId().LookupAttributeByName("MaxInflightPackets", &info));
-        EXPECT_EQ(std::to_string(inflight.Get()), info.initialValue->SerializeToString(info.checker))
+        ASSERT_TRUE(RoceQueuePair::GetTypeId().LookupAttributeByName("MaxInflightPackets", &info));
+        EXPECT_EQ(std::to_string(inflight.Get()),
+                  info.initialValue->SerializeToString(info.checker))
             << "CC_MODE " << mode << ": no fixed window, the default cap";
         Simulator::Destroy();
         Config::Reset();
@@ -452,9 +451,8 @@ TEST(HpccConfigErrorTest, BehaviourNotModelledIsRefused)
                       "im.txt:3: INT_MULTI '0' must be at least 1");
     EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("hw", base + "CC_MODE 3\nHAS_WIN 0\n")),
                       "hw.txt:4: HAS_WIN 0 is not modelled: HPCC here always keeps its window");
-    EXPECT_ROCE_ERROR(
-        RoceHpccConfig::Read(Write("vw", base + "CC_MODE 3\nHAS_WIN 1\nVAR_WIN 0\n")),
-        "vw.txt:5: VAR_WIN 0 is not modelled: HPCC's window follows its rate");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("vw", base + "CC_MODE 3\nHAS_WIN 1\nVAR_WIN 0\n")),
+                      "vw.txt:5: VAR_WIN 0 is not modelled: HPCC's window follows its rate");
 }
 
 TEST(HpccConfigErrorTest, FabricsThatCannotBeBuilt)

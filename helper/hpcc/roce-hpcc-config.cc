@@ -294,15 +294,16 @@ RoceHpccConfig::Read(const std::string& path)
                              << " is not modelled: " << why);
     };
     refuse("RATE_BOUND", 1, "queue pairs always pace at their rate (RATE_BOUND 1)");
-    refuse("GLOBAL_T", 1,
+    refuse("GLOBAL_T",
+           1,
            "every queue pair takes the largest base RTT and bandwidth-delay product of the "
            "topology (GLOBAL_T 1)");
     refuse("MULTI_RATE", 0, "HPCC keeps one rate for the path, not one per hop (MULTI_RATE 0)");
     refuse("SAMPLE_FEEDBACK", 0, "HPCC reads every hop of every ACK (SAMPLE_FEEDBACK 0)");
     refuse("L2_BACK_TO_ZERO", 0, "a NAK goes back to the lost packet (L2_BACK_TO_ZERO 0)");
     ROCE_ERROR_IF(c.Has("INT_MULTI") && c.Number("INT_MULTI", 1) < 1,
-                  path << ":" << c.lines["INT_MULTI"] << ": INT_MULTI '"
-                       << c.values["INT_MULTI"][0] << "' must be at least 1");
+                  path << ":" << c.lines["INT_MULTI"] << ": INT_MULTI '" << c.values["INT_MULTI"][0]
+                       << "' must be at least 1");
     if (c.ccMode == 3)
     {
         // HPCC here always keeps W = R T as its window.
@@ -569,9 +570,9 @@ RoceHpccConfig::Apply(RoceHelper& roce,
         {
             roce.SetCongestionControlAttribute("G", DoubleValue(Number("EWMA_GAIN", 0)));
         }
-        for (const auto& [key, attr] : std::vector<std::pair<std::string, std::string>>{
-                 {"DCTCP_RATE_AI", "RateAi"},
-                 {"MIN_RATE", "MinRate"}})
+        for (const auto& [key, attr] :
+             std::vector<std::pair<std::string, std::string>>{{"DCTCP_RATE_AI", "RateAi"},
+                                                              {"MIN_RATE", "MinRate"}})
         {
             if (Has(key))
             {

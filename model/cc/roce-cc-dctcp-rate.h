@@ -64,10 +64,10 @@ class RoceCcDctcpRate : public RoceCongestionOps
 
   private:
     // attributes
-    double m_g{1.0 / 16};   //!< alpha gain g
+    double m_g{1.0 / 16};       //!< alpha gain g
     double m_initialAlpha{1.0}; //!< alpha at connection
-    DataRate m_rateAi;      //!< additive increase per window of observation
-    DataRate m_minRate;     //!< the rate never falls below this
+    DataRate m_rateAi;          //!< additive increase per window of observation
+    DataRate m_minRate;         //!< the rate never falls below this
 
     // state
     TracedValue<double> m_alpha; //!< alpha

@@ -230,8 +230,7 @@ RoceCcHpcc::MeasureInflight(const std::vector<RoceIntRecord>& records)
         {
             double dtNs = static_cast<double>(dt);
             double bytesPerNs = cur.rateMbps / 8000.0; // B_i
-            double txRate =
-                static_cast<double>(RoceIntRecord::TxBytesDelta(cur, prev)) / dtNs;
+            double txRate = static_cast<double>(RoceIntRecord::TxBytesDelta(cur, prev)) / dtNs;
             double qlen = static_cast<double>(std::min(cur.queueBytes, prev.queueBytes));
             double ui = qlen / (bytesPerNs * m_tNs) + txRate / bytesPerNs;
             if (!found || ui > u)

@@ -141,19 +141,19 @@ class RoceCcHpcc : public RoceCongestionOps
     bool m_fastReact{true};   //!< recompute W on every ACK
 
     // state
-    Time m_t;                                             //!< T in use (0 = not known yet)
-    double m_tSeconds{0};                                 //!< T in seconds
-    double m_tNs{0};                                      //!< T in nanoseconds
-    double m_wInit{0};                                    //!< W_init, wire bytes
-    double m_wai{0};                                      //!< W_AI, wire bytes
-    double m_w{0};                                        //!< W, wire bytes
-    double m_wc{0};                                       //!< Wc, wire bytes
-    double m_wirePacket{0};                               //!< wire bytes of one full packet
-    uint32_t m_incStage{0};                               //!< incStage
-    uint64_t m_lastUpdateSeq{0};                          //!< snd_nxt at the last Wc update
-    TracedValue<double> m_u;                              //!< U
+    Time m_t;                                                  //!< T in use (0 = not known yet)
+    double m_tSeconds{0};                                      //!< T in seconds
+    double m_tNs{0};                                           //!< T in nanoseconds
+    double m_wInit{0};                                         //!< W_init, wire bytes
+    double m_wai{0};                                           //!< W_AI, wire bytes
+    double m_w{0};                                             //!< W, wire bytes
+    double m_wc{0};                                            //!< Wc, wire bytes
+    double m_wirePacket{0};                                    //!< wire bytes of one full packet
+    uint32_t m_incStage{0};                                    //!< incStage
+    uint64_t m_lastUpdateSeq{0};                               //!< snd_nxt at the last Wc update
+    TracedValue<double> m_u;                                   //!< U
     std::array<RoceIntRecord, RoceIntRecord::MAX_HOPS> m_hops; //!< previous records
-    uint32_t m_nHops{0};                                  //!< hops in m_hops (0 = none yet)
+    uint32_t m_nHops{0};                                       //!< hops in m_hops (0 = none yet)
 };
 
 } // namespace ns3

@@ -4,8 +4,6 @@
 #include "roce-net-device.h"
 
 #include "ns3/boolean.h"
-#include "ns3/roce-raw-trailer.h"
-
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -18,6 +16,7 @@
 #include "ns3/roce-header-block.h"
 #include "ns3/roce-icrc-trailer.h"
 #include "ns3/roce-rank-call.h"
+#include "ns3/roce-raw-trailer.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -719,8 +718,8 @@ RoceNetDevice::ReadIntRecords(Ptr<Packet> p, uint32_t hops)
         m_intScratch[i].Read(tail.GetBytes() + i * RoceIntRecord::SIZE);
         m_intScratch[i].hop = static_cast<uint8_t>(i);
     }
-    p->AddTrailer(RoceRawTrailer(tail.GetBytes() + n - RoceIcrcTrailer::SIZE,
-                                 RoceIcrcTrailer::SIZE));
+    p->AddTrailer(
+        RoceRawTrailer(tail.GetBytes() + n - RoceIcrcTrailer::SIZE, RoceIcrcTrailer::SIZE));
 }
 
 bool

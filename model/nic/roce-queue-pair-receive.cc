@@ -9,13 +9,12 @@
 #include "roce-queue-pair-reorder.h"
 #include "roce-queue-pair.h"
 
-#include "ns3/roce-raw-trailer.h"
-
 #include "ns3/packet.h"
 #include "ns3/roce-aeth-header.h"
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-icrc-trailer.h"
 #include "ns3/roce-psn.h"
+#include "ns3/roce-raw-trailer.h"
 #include "ns3/roce-reth-header.h"
 #include "ns3/simulator.h"
 

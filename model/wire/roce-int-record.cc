@@ -82,9 +82,10 @@ RoceIntRecord::RateCode(uint32_t rateMbps)
             return c;
         }
     }
-    ROCE_ERROR("RoceIntRecord: a link of " << rateMbps
-                                           << " Mb/s has no INT rate code (the 3-bit field "
-                                              "encodes 10, 25, 40, 50, 100, 200, 400 and 800 Gb/s)");
+    ROCE_ERROR("RoceIntRecord: a link of "
+               << rateMbps
+               << " Mb/s has no INT rate code (the 3-bit field "
+                  "encodes 10, 25, 40, 50, 100, 200, 400 and 800 Gb/s)");
 }
 
 uint64_t

@@ -46,11 +46,11 @@ namespace ns3
 class RoceIntRecord : public Trailer
 {
   public:
-    static constexpr uint32_t SIZE = 8;     //!< serialized size in bytes
-    static constexpr uint8_t MAX_HOPS = 31; //!< the BTH count field holds 5 bits
-    static constexpr uint32_t TIME_BITS = 24;  //!< width of the timestamp field
-    static constexpr uint32_t BYTES_BITS = 20; //!< width of the transmitted-bytes field
-    static constexpr uint32_t QLEN_BITS = 17;  //!< width of the queue-length field
+    static constexpr uint32_t SIZE = 8;         //!< serialized size in bytes
+    static constexpr uint8_t MAX_HOPS = 31;     //!< the BTH count field holds 5 bits
+    static constexpr uint32_t TIME_BITS = 24;   //!< width of the timestamp field
+    static constexpr uint32_t BYTES_BITS = 20;  //!< width of the transmitted-bytes field
+    static constexpr uint32_t QLEN_BITS = 17;   //!< width of the queue-length field
     static constexpr uint32_t BYTES_UNIT = 128; //!< bytes per transmitted-bytes unit, M = 1
     static constexpr uint32_t QLEN_UNIT = 80;   //!< bytes per queue-length unit, M = 1
 
@@ -99,11 +99,11 @@ class RoceIntRecord : public Trailer
      */
     static uint64_t TxBytesDelta(const RoceIntRecord& cur, const RoceIntRecord& prev);
 
-    uint8_t hop{0};          //!< hop index along the path (0 = first switch; not on the wire)
-    uint32_t rateMbps{0};    //!< egress link rate in Mb/s
-    uint64_t queueBytes{0};  //!< bytes queued at the egress port when the packet left
-    uint64_t txBytes{0};     //!< bytes the egress port had transmitted before this packet
-    uint64_t timestampNs{0}; //!< when the packet left the egress queue, ns
+    uint8_t hop{0};             //!< hop index along the path (0 = first switch; not on the wire)
+    uint32_t rateMbps{0};       //!< egress link rate in Mb/s
+    uint64_t queueBytes{0};     //!< bytes queued at the egress port when the packet left
+    uint64_t txBytes{0};        //!< bytes the egress port had transmitted before this packet
+    uint64_t timestampNs{0};    //!< when the packet left the egress queue, ns
     uint32_t unitMultiplier{1}; //!< M, the fields' unit multiplier (not on the wire)
 };
 

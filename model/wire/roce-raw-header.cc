@@ -3,10 +3,9 @@
  */
 #include "roce-raw-header.h"
 
-#include "roce-raw-trailer.h"
-
 #include "roce-icrc-trailer.h"
 #include "roce-int-record.h"
+#include "roce-raw-trailer.h"
 
 #include "ns3/packet.h"
 #include "ns3/roce-error.h"

@@ -74,7 +74,10 @@ const std::array<Reference, 4> REFERENCES = {{
      {{{1.016, 1.171, 1.495}, {1.127, 1.706, 2.277}, {1.518, 2.847, 3.949}, {1.874, 4.026, 5.399}}},
      true},
     {"timely",
-     {{{1.013, 5.043, 10.560}, {1.103, 4.122, 7.943}, {1.305, 3.264, 5.387}, {1.872, 5.719, 7.963}}},
+     {{{1.013, 5.043, 10.560},
+       {1.103, 4.122, 7.943},
+       {1.305, 3.264, 5.387},
+       {1.872, 5.719, 7.963}}},
      false},
     {"dctcp",
      {{{1.018, 2.583, 3.347}, {1.122, 2.515, 3.198}, {1.486, 3.385, 4.661}, {1.648, 3.782, 5.273}}},
@@ -122,9 +125,9 @@ class HpccParityTestCase : public TestCase
         NodeContainer nodes = RoceHpccFormat::Build(t, roce, switches, c.GetErrorRatePerLink());
         c.ApplyEcnByRate();
         RoceSwitchHelper::AssignStreams(1000); // as rocev2-hpcc-compat
-        const auto flows = RoceWorkloadHelper::FromHpcc(RoceHpccFormat::ReadFlows(
-            RepoFile("data/hpcc-format/websearch-320-30pct-10ms.txt"),
-            t));
+        const auto flows = RoceWorkloadHelper::FromHpcc(
+            RoceHpccFormat::ReadFlows(RepoFile("data/hpcc-format/websearch-320-30pct-10ms.txt"),
+                                      t));
         Ptr<RoceFctStats> stats = CreateObject<RoceFctStats>();
         RoceWorkloadHelper().Install(nodes, flows, stats);
         stats->SetAllDoneCallback(Callback<void>([]() { Simulator::Stop(); }));
@@ -158,9 +161,8 @@ class HpccParityTestCase : public TestCase
                 {
                     NS_TEST_EXPECT_MSG_LT_OR_EQ(std::abs(ours / peer - 1),
                                                 bound[i],
-                                                m_ref.mode << " " << names[b] << " p"
-                                                           << ps[i] * 100 << ": " << ours
-                                                           << " against " << peer);
+                                                m_ref.mode << " " << names[b] << " p" << ps[i] * 100
+                                                           << ": " << ours << " against " << peer);
                 }
             }
             std::cout << "\n";

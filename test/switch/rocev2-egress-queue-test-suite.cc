@@ -502,7 +502,8 @@ class IntStampInPlaceTestCase : public TestCase
 
   private:
     /// The link rates INT's 3-bit rate code encodes, Mb/s.
-    static constexpr uint32_t RATES[8] = {10000, 25000, 40000, 50000, 100000, 200000, 400000, 800000};
+    static constexpr uint32_t RATES[8] =
+        {10000, 25000, 40000, 50000, 100000, 200000, 400000, 800000};
 
     /**
      * The reference: the frame rebuilt from typed headers.
@@ -570,7 +571,9 @@ class IntStampInPlaceTestCase : public TestCase
             RoceIntRecord last;
             copy->PeekTrailer(last);
             // The hop index is not on the wire: a reader counts records.
-            NS_TEST_ASSERT_MSG_EQ(last.rateMbps, RATES[(RoceIntRecord::MAX_HOPS - 1) % 8], "its rate");
+            NS_TEST_ASSERT_MSG_EQ(last.rateMbps,
+                                  RATES[(RoceIntRecord::MAX_HOPS - 1) % 8],
+                                  "its rate");
         }
         // Golden bytes of one stamp on a small frame (8 B payload): the header
         // fields that change, checked against constants.

@@ -192,10 +192,10 @@ class IntRecordLayoutTestCase : public TestCase
     void DoRun() override
     {
         RoceIntRecord r;
-        r.rateMbps = 100000;                        // code 4
-        r.timestampNs = (5ULL << 24) + 0x123456;    // wraps to 0x123456
-        r.txBytes = 0x3ABCD * 128ULL + 127;         // 0x3ABCD whole units
-        r.queueBytes = 1000 * 80ULL + 79;           // 1000 whole units
+        r.rateMbps = 100000;                     // code 4
+        r.timestampNs = (5ULL << 24) + 0x123456; // wraps to 0x123456
+        r.txBytes = 0x3ABCD * 128ULL + 127;      // 0x3ABCD whole units
+        r.queueBytes = 1000 * 80ULL + 79;        // 1000 whole units
         Ptr<Packet> p = Create<Packet>(5);
         p->AddTrailer(r);
         NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 5 + 8, "a record is 8 bytes");
@@ -243,7 +243,9 @@ class IntRecordLayoutTestCase : public TestCase
         m.txBytes = 10 * 512 + 511;
         m.queueBytes = 7 * 320 + 319;
         auto [mw, mb] = RoundTrip(m);
-        NS_TEST_ASSERT_MSG_EQ(((mw >> 17) & 0xFFFFF), uint64_t{10}, "M = 4: bytes in 512-byte units");
+        NS_TEST_ASSERT_MSG_EQ(((mw >> 17) & 0xFFFFF),
+                              uint64_t{10},
+                              "M = 4: bytes in 512-byte units");
         NS_TEST_ASSERT_MSG_EQ((mw & 0x1FFFF), uint64_t{7}, "M = 4: queue in 320-byte units");
         NS_TEST_ASSERT_MSG_EQ(mb.txBytes, 5120u, "M = 4: bytes back");
         NS_TEST_ASSERT_MSG_EQ(mb.queueBytes, 2240u, "M = 4: queue back");
@@ -324,7 +326,8 @@ class IntWireTestCase : public TestCase
                 // Rate code 4 is 100 Gb/s.
                 port->wrongFixed += (word >> 61) == 4 ? 0 : 1;
                 const uint64_t unit = 128ULL * m_multiplier;
-                port->wrongTx += ((word >> 17) & 0xFFFFF) == (port->txBytes / unit) % (1 << 20) ? 0 : 1;
+                port->wrongTx +=
+                    ((word >> 17) & 0xFFFFF) == (port->txBytes / unit) % (1 << 20) ? 0 : 1;
                 uint64_t ts = (word >> 37) & 0xFFFFFF;
                 port->wrongTs +=
                     ts == uint64_t(Simulator::Now().GetNanoSeconds()) % (1 << 24) ? 0 : 1;
