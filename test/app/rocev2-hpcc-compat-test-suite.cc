@@ -8,6 +8,8 @@
  * made with RoceHelper::CreateQp. The fabric has one path per host pair, so
  * the two runs must agree to the nanosecond whatever the congestion control.
  */
+#include "../rocev2-repo-file.h"
+
 #include "ns3/node-container.h"
 #include "ns3/roce-cc-helper.h"
 #include "ns3/roce-fct-stats.h"
@@ -191,20 +193,6 @@ SameFctsTestCase::DoRun()
     }
 }
 
-/** \return a repository file, from the source folder or an ns-3 tree's root */
-std::string
-RepoFile(const std::string& path)
-{
-    for (const std::string& dir : {std::string(), std::string("contrib/rocev2/")})
-    {
-        if (std::ifstream(dir + path).good())
-        {
-            return dir + path;
-        }
-    }
-    return path;
-}
-
 /**
  * The HPCC paper's fat-tree (320 hosts at 100 Gb/s, 400 Gb/s between its 56
  * switches) with DCQCN hpcc-sim and 1000 B payloads, run until the fabric is
@@ -228,7 +216,7 @@ class HpccFatTreeTestCase : public TestCase
     void DoRun() override
     {
         const RoceHpccFormat::Topology t =
-            RoceHpccFormat::ReadTopology(RepoFile("data/hpcc-format/fat-tree-320.txt"));
+            RoceHpccFormat::ReadTopology(Rocev2RepoFile("data/hpcc-format/fat-tree-320.txt"));
         RoceHelper roce;
         RoceSwitchHelper switches;
         RoceCcHelper("dcqcn", "hpcc-sim").Configure(roce, switches);
@@ -238,9 +226,9 @@ class HpccFatTreeTestCase : public TestCase
         std::vector<RoceFlowSpec> flows;
         if (m_file)
         {
-            flows = RoceWorkloadHelper::FromHpcc(
-                RoceHpccFormat::ReadFlows(RepoFile("data/hpcc-format/websearch-320-30pct-10ms.txt"),
-                                          t));
+            flows = RoceWorkloadHelper::FromHpcc(RoceHpccFormat::ReadFlows(
+                Rocev2RepoFile("data/hpcc-format/websearch-320-30pct-10ms.txt"),
+                t));
         }
         else
         {
@@ -252,7 +240,7 @@ class HpccFatTreeTestCase : public TestCase
                     hosts.push_back(i);
                 }
             }
-            const RoceSizeCdf cdf = RoceSizeCdf::Read(RepoFile("data/cdf/websearch.txt"));
+            const RoceSizeCdf cdf = RoceSizeCdf::Read(Rocev2RepoFile("data/cdf/websearch.txt"));
             flows = RoceWorkloadHelper::Poisson(hosts.size(),
                                                 cdf,
                                                 0.3,

@@ -7,6 +7,8 @@
  * rocev2-hpcc-compat reads it), must give per-size-bucket FCT slowdowns
  * within the issue's bounds of the simulator's own on the same files.
  */
+#include "../rocev2-repo-file.h"
+
 #include "ns3/node-container.h"
 #include "ns3/roce-fct-stats.h"
 #include "ns3/roce-helper.h"
@@ -29,20 +31,6 @@ using namespace ns3;
 
 namespace
 {
-
-/** \return a repository file, from the source folder or an ns-3 tree's root */
-std::string
-RepoFile(const std::string& path)
-{
-    for (const std::string& dir : {std::string(), std::string("contrib/rocev2/")})
-    {
-        if (std::ifstream(dir + path).good())
-        {
-            return dir + path;
-        }
-    }
-    return path;
-}
 
 /** Flow-size buckets: below 10 KB, 10-100 KB, 100 KB - 1 MB, 1 MB and above. */
 constexpr std::array<uint64_t, 3> EDGES = {10000, 100000, 1000000};
@@ -116,18 +104,18 @@ class HpccParityTestCase : public TestCase
     void DoRun() override
     {
         const RoceHpccConfig c = RoceHpccConfig::Read(
-            RepoFile(std::string("examples/hpcc/config-websearch-") + m_ref.mode + ".txt"));
+            Rocev2RepoFile(std::string("examples/hpcc/config-websearch-") + m_ref.mode + ".txt"));
         const RoceHpccFormat::Topology t =
-            RoceHpccFormat::ReadTopology(RepoFile("data/hpcc-format/fat-tree-320.txt"));
+            RoceHpccFormat::ReadTopology(Rocev2RepoFile("data/hpcc-format/fat-tree-320.txt"));
         RoceHelper roce;
         RoceSwitchHelper switches;
         c.Apply(roce, switches, t);
         NodeContainer nodes = RoceHpccFormat::Build(t, roce, switches, c.GetErrorRatePerLink());
         c.ApplyEcnByRate();
         RoceSwitchHelper::AssignStreams(1000); // as rocev2-hpcc-compat
-        const auto flows = RoceWorkloadHelper::FromHpcc(
-            RoceHpccFormat::ReadFlows(RepoFile("data/hpcc-format/websearch-320-30pct-10ms.txt"),
-                                      t));
+        const auto flows = RoceWorkloadHelper::FromHpcc(RoceHpccFormat::ReadFlows(
+            Rocev2RepoFile("data/hpcc-format/websearch-320-30pct-10ms.txt"),
+            t));
         Ptr<RoceFctStats> stats = CreateObject<RoceFctStats>();
         RoceWorkloadHelper().Install(nodes, flows, stats);
         stats->SetAllDoneCallback(Callback<void>([]() { Simulator::Stop(); }));
