@@ -143,8 +143,8 @@ class HpccParityTestCase : public TestCase
             {
                 const double ours = NearestRank(v, ps[i]);
                 const double peer = m_ref.peer[b][i];
-                std::cout << std::fixed << std::setprecision(3) << "  p" << ps[i] * 100 << " "
-                          << ours << " (" << peer << ")";
+                std::cout << "  p" << static_cast<int>(ps[i] * 100) << " " << std::fixed
+                          << std::setprecision(3) << ours << " (" << peer << ")";
                 if (v.size() >= 200)
                 {
                     NS_TEST_EXPECT_MSG_LT_OR_EQ(std::abs(ours / peer - 1),

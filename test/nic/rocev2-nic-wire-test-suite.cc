@@ -14,6 +14,7 @@
 
 #include "rocev2-nic-test-helpers.h"
 
+#include "ns3/boolean.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/roce-aeth-header.h"
 #include "ns3/roce-encap-header.h"
@@ -296,6 +297,66 @@ class RoceNicTemplateRebuildTestCase : public TestCase
 
 /**
  * \ingroup rocev2
+ * AckHighPriority: ACKs sent after the receiver's NIC sets it carry the DSCP
+ * of its CnpPriority (the class of its CNPs), those before the queue pair's;
+ * data frames keep the queue pair's either way.
+ */
+class RoceNicAckPriorityTestCase : public TestCase
+{
+  public:
+    RoceNicAckPriorityTestCase()
+        : TestCase("AckHighPriority moves ACKs to the CNPs' class, data stays in its own")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        SimulatorGuard guard;
+        const uint32_t mtu = 1024;
+        RoceHelper roce;
+        TwoHosts h = MakeTwoHosts(roce, DataRate("100Gbps"), mtu);
+        WireLog tx;
+        WireLog rx;
+        tx.Attach(h.sender);
+        rx.Attach(h.receiver);
+        auto qps = roce.CreateQp(h.sender, h.receiver);
+        Ptr<RoceQueuePair> s = qps.first;
+        const uint8_t dataDscp = h.sender->PriorityToDscp(s->GetPriority());
+        UintegerValue cnp;
+        h.receiver->GetAttribute("CnpPriority", cnp);
+        const uint8_t cnpDscp = h.receiver->PriorityToDscp(static_cast<uint8_t>(cnp.Get()));
+        NS_TEST_ASSERT_MSG_NE(+cnpDscp, +dataDscp, "the two classes differ");
+        s->PostWrite(4 * mtu);
+        const Time change = MicroSeconds(50); // the first message is done by then
+        Simulator::Schedule(change, [&]() {
+            h.receiver->SetAttribute("AckHighPriority", BooleanValue(true));
+            s->PostWrite(4 * mtu);
+        });
+        Simulator::Run();
+
+        NS_TEST_ASSERT_MSG_EQ(s->GetStats().messagesCompleted, 2u, "both complete");
+        for (const WireFrame& w : tx.frames)
+        {
+            NS_TEST_EXPECT_MSG_EQ(+w.dscp, +dataDscp, "data DSCP");
+        }
+        uint32_t before = 0;
+        uint32_t after = 0;
+        for (const WireFrame& w : rx.frames)
+        {
+            const bool late = w.when >= change;
+            (late ? after : before)++;
+            const int expect = late ? cnpDscp : dataDscp;
+            NS_TEST_EXPECT_MSG_EQ(+w.dscp, expect, "ACK DSCP");
+            NS_TEST_EXPECT_MSG_EQ(w.checksumOk, true, "ACK IPv4 checksum");
+        }
+        NS_TEST_ASSERT_MSG_GT(before, 0u, "ACKs before the change");
+        NS_TEST_ASSERT_MSG_GT(after, 0u, "ACKs after the change");
+    }
+};
+
+/**
+ * \ingroup rocev2
  * Each opcode kind (SEND/WRITE ONLY, FIRST with and without RETH, MIDDLE,
  * LAST, with every pad count) delivers exactly its payload to the receiving
  * queue pair, and each message's byte count.
@@ -537,6 +598,7 @@ class RoceNicWireTestSuite : public TestSuite
     {
         AddTestCase(new RoceNicFramesDecodeTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicTemplateRebuildTestCase, TestCase::QUICK);
+        AddTestCase(new RoceNicAckPriorityTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicDeliverEachOpcodeTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicMalformedTestCase, TestCase::QUICK);
     }
