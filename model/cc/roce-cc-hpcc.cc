@@ -194,7 +194,8 @@ RoceCcHpcc::OnAck(const RoceAckEvent& ack)
     bool updateWc = ack.sndUna > m_lastUpdateSeq;
     if (!m_fastReact && !updateWc && m_nHops > 0)
     {
-        return; // without fast reaction only the once-per-RTT ACK is read
+        Publish(); // T may have changed; W did not
+        return;    // without fast reaction only the once-per-RTT ACK is read
     }
     // Before T is known the records are only kept, for the next comparison.
     bool measured = ack.intRecords && !ack.intRecords->empty() && MeasureInflight(*ack.intRecords);
