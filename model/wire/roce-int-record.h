@@ -16,7 +16,7 @@ namespace ns3
  * \brief One hop's in-band telemetry (INT), as HPCC reads it: the link
  * rate, a timestamp, the port's cumulative transmitted bytes and the egress
  * queue length, packed into 8 bytes, the per-hop size of the HPCC paper's
- * INT (Li et al., SIGCOMM 2019, section 5: 8 bytes per hop) with the field
+ * INT (Li et al., SIGCOMM 2019: 8 bytes per hop) with the field
  * widths of the HPCC simulator's INT header.
  *
  * A sender asks for INT by setting the INT-request bit in BTH byte 4 (bit 5,
