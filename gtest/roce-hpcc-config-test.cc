@@ -13,6 +13,7 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/global-value.h"
 #include "ns3/pointer.h"
 #include "ns3/queue-size.h"
@@ -316,9 +317,10 @@ TEST(HpccConfig, AppliesTheHpccModeOfTheLineagesRunScript)
     UintegerValue multi;
     GlobalValue::GetValueByName("RoceIntUnitMultiplier", multi);
     EXPECT_EQ(multi.Get(), 4u);
-    BooleanValue ackHigh;
-    RoceHelper::GetNic(nodes.Get(0))->GetAttribute("AckHighPriority", ackHigh);
-    EXPECT_FALSE(ackHigh.Get());
+    // ACK_HIGH_PRIO 0: ACKs in their queue pair's class.
+    EnumValue ackClass;
+    RoceHelper::GetNic(nodes.Get(0))->GetAttribute("AckClass", ackClass);
+    EXPECT_EQ(ackClass.Get(), RoceNetDevice::ACK_QUEUE_PAIR);
     DoubleValue eta;
     cc->GetAttribute("Eta", eta);
     EXPECT_DOUBLE_EQ(eta.Get(), 0.95);
@@ -419,11 +421,13 @@ TEST(HpccConfig, WindowsOfTheRateBasedModes)
 TEST(HpccConfig, AckPriorityAndHpccWithoutFastReaction)
 {
     auto qp = QpOf("ackhigh", "CC_MODE 1\nACK_HIGH_PRIO 1\n");
-    BooleanValue high;
-    qp->GetNic()->GetAttribute("AckHighPriority", high);
-    EXPECT_TRUE(high.Get());
-    EXPECT_EQ(qp->GetNic()->GetAckPriority(3), qp->GetNic()->GetAckPriority(0))
-        << "every queue pair's ACKs in one (the control) class";
+    // ACK_HIGH_PRIO 1: from the NIC's control queue, in the data's DSCP.
+    EnumValue ackClass;
+    qp->GetNic()->GetAttribute("AckClass", ackClass);
+    EXPECT_EQ(ackClass.Get(), RoceNetDevice::ACK_CONTROL_QUEUE);
+    EXPECT_EQ(qp->GetNic()->GetAckPriority(3), qp->GetNic()->GetCnpPriority())
+        << "ACKs leave from the control class's NIC queue";
+    EXPECT_EQ(qp->GetNic()->GetAckDscpPriority(3), 3) << "and carry the queue pair's DSCP";
     Simulator::Destroy();
     Config::Reset();
     qp = QpOf("slow", "CC_MODE 3\nHAS_WIN 1\nVAR_WIN 1\nFAST_REACT 0\n");

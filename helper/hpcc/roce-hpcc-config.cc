@@ -16,6 +16,7 @@
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-net-device.h"
 #include "ns3/roce-shared-buffer-mmu.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch-port.h"
@@ -626,8 +627,15 @@ RoceHpccConfig::Apply(RoceHelper& roce,
                                UintegerValue(std::max<uint64_t>(1, std::ceil(bdp / payload))));
         }
     }
-    // ACKs and NAKs with the CNPs, in the control class.
-    roce.SetNicAttribute("AckHighPriority", BooleanValue(Number("ACK_HIGH_PRIO", 0) != 0));
+    // ACK_HIGH_PRIO 1 serves a host's ACKs and NAKs from its NIC's
+    // high-priority queue, ahead of data and past a pause of the data's class,
+    // while switches keep them in the data's class: the simulator's switches
+    // prioritise ACKs only through a SwitchNode attribute (AckHighPrio) its
+    // config never sets.
+    roce.SetNicAttribute("AckClass",
+                         EnumValue(Number("ACK_HIGH_PRIO", 0) != 0
+                                       ? RoceNetDevice::ACK_CONTROL_QUEUE
+                                       : RoceNetDevice::ACK_QUEUE_PAIR));
     // The INT fields' units (a global: every switch writes, every NIC reads).
     Config::SetGlobal("RoceIntUnitMultiplier",
                       UintegerValue(static_cast<uint32_t>(Number("INT_MULTI", 1))));

@@ -62,16 +62,27 @@ RoceNetDevice::GetTypeId()
             .AddAttribute("CnpPriority",
                           "Priority of the CNPs this NIC sends, 0..7.",
                           UintegerValue(6),
-                          MakeUintegerAccessor(&RoceNetDevice::m_cnpPriority),
+                          MakeUintegerAccessor(&RoceNetDevice::SetCnpPriority,
+                                               &RoceNetDevice::GetCnpPriority),
                           MakeUintegerChecker<uint8_t>(0, 7))
-            .AddAttribute("AckHighPriority",
-                          "ACKs and NAKs leave in CnpPriority, the control class, with the "
-                          "CNPs, instead of in the priority of the queue pair they "
-                          "acknowledge (the HPCC simulator's ACK_HIGH_PRIO 1).",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&RoceNetDevice::SetAckHighPriority,
-                                              &RoceNetDevice::GetAckHighPriority),
-                          MakeBooleanChecker())
+            .AddAttribute(
+                "AckClass",
+                "The class the ACKs and NAKs this NIC sends travel in. QueuePair: the "
+                "class of the queue pair they acknowledge (its NIC queue, its pause, its "
+                "DSCP). Control: CnpPriority's, with the CNPs (NIC queue, pause and "
+                "DSCP), so every switch serves them ahead of data. ControlQueue: they "
+                "leave from CnpPriority's NIC queue, ahead of data and not held by a "
+                "pause of the data's class, but carry the queue pair's DSCP, so switches "
+                "queue them with its data (the HPCC simulator's ACK_HIGH_PRIO 1; a NIC "
+                "doing so sends frames of a paused class, which 802.1Qbb forbids).",
+                EnumValue(RoceNetDevice::ACK_QUEUE_PAIR),
+                MakeEnumAccessor(&RoceNetDevice::SetAckClass, &RoceNetDevice::GetAckClass),
+                MakeEnumChecker(RoceNetDevice::ACK_QUEUE_PAIR,
+                                "QueuePair",
+                                RoceNetDevice::ACK_CONTROL,
+                                "Control",
+                                RoceNetDevice::ACK_CONTROL_QUEUE,
+                                "ControlQueue"))
             .AddAttribute("RxDrainRate",
                           "Rate at which the host (PCIe, memory) drains the receive buffer. "
                           "0 means the host is never a bottleneck and no buffer is modelled.",
@@ -445,16 +456,29 @@ RoceNetDevice::InitHeaderBlock(RoceHeaderBlock& block,
 }
 
 void
-RoceNetDevice::SetAckHighPriority(bool high)
+RoceNetDevice::SetAckClass(AckClass c)
 {
-    m_ackHighPriority = high;
+    m_ackClass = c;
     ++m_headerGeneration; // the queue pairs' ACK templates carry the DSCP
 }
 
-bool
-RoceNetDevice::GetAckHighPriority() const
+RoceNetDevice::AckClass
+RoceNetDevice::GetAckClass() const
 {
-    return m_ackHighPriority;
+    return m_ackClass;
+}
+
+void
+RoceNetDevice::SetCnpPriority(uint8_t priority)
+{
+    m_cnpPriority = priority;
+    ++m_headerGeneration; // ACK templates of the Control class carry its DSCP
+}
+
+uint8_t
+RoceNetDevice::GetCnpPriority() const
+{
+    return m_cnpPriority;
 }
 
 void

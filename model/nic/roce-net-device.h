@@ -52,6 +52,14 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
      *  IPv4 20, UDP 8, BTH 12, ICRC 4, FCS 4, preamble/SFD/IFG 20. */
     static constexpr uint32_t DATA_WIRE_OVERHEAD = 82;
 
+    /// The class ACKs and NAKs travel in (the AckClass attribute).
+    enum AckClass
+    {
+        ACK_QUEUE_PAIR,    //!< the acknowledged queue pair's queue, pause and DSCP
+        ACK_CONTROL,       //!< CnpPriority's queue, pause and DSCP
+        ACK_CONTROL_QUEUE, //!< CnpPriority's queue and pause, the queue pair's DSCP
+    };
+
     static constexpr const char* DROP_UNKNOWN_QP = "unknown-qp"; //!< BTH names no QP here
     static constexpr const char* DROP_UNSUPPORTED_OPCODE = "unsupported-opcode"; //!< e.g. READ
     /// A RoCE frame too short for what its BTH says it carries (AETH, RETH, pad, INT, ICRC).
@@ -230,18 +238,32 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
 
     /**
      * \param qpPriority a queue pair's priority
-     * \return the priority of the ACKs and NAKs it sends: CnpPriority if
-     * AckHighPriority is set, else its own
+     * \return the NIC queue (and the pause class) its ACKs and NAKs leave
+     * from: CnpPriority unless AckClass is QueuePair
      */
     uint8_t GetAckPriority(uint8_t qpPriority) const
     {
-        return m_ackHighPriority ? m_cnpPriority : qpPriority;
+        return m_ackClass == ACK_QUEUE_PAIR ? qpPriority : m_cnpPriority;
     }
 
-    /** \param high the AckHighPriority attribute */
-    void SetAckHighPriority(bool high);
-    /** \return the AckHighPriority attribute */
-    bool GetAckHighPriority() const;
+    /**
+     * \param qpPriority a queue pair's priority
+     * \return the priority whose DSCP its ACKs and NAKs carry: CnpPriority
+     * if AckClass is Control, else its own
+     */
+    uint8_t GetAckDscpPriority(uint8_t qpPriority) const
+    {
+        return m_ackClass == ACK_CONTROL ? m_cnpPriority : qpPriority;
+    }
+
+    /** \param c the AckClass attribute */
+    void SetAckClass(AckClass c);
+    /** \return the AckClass attribute */
+    AckClass GetAckClass() const;
+    /** \param priority the CnpPriority attribute */
+    void SetCnpPriority(uint8_t priority);
+    /** \return the CnpPriority attribute */
+    uint8_t GetCnpPriority() const;
 
     /**
      * \brief Send an ACK, NAK or CNP ahead of the data of its priority.
@@ -302,7 +324,7 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
     TypeId m_ccType;
     Ptr<RoceCongestionOps> m_ccPrototype; //!< what QPs fork; null until needed
     uint8_t m_cnpPriority{6};
-    bool m_ackHighPriority{false}; //!< ACKs and NAKs in m_cnpPriority
+    AckClass m_ackClass{ACK_QUEUE_PAIR}; //!< the AckClass attribute
     DataRate m_rxDrainRate{0};
     QueueSize m_rxBufferSize;
     QueueSize m_rxXoff;

@@ -345,7 +345,7 @@ RoceQueuePair::Headers()
     HeaderTemplates* t = m_headers.get();
     uint8_t dscp = m_nic->PriorityToDscp(m_priority);
     // ACKs in the queue pair's own class (the default) need no second lookup.
-    const uint8_t ackPriority = m_nic->GetAckPriority(m_priority);
+    const uint8_t ackPriority = m_nic->GetAckDscpPriority(m_priority);
     uint8_t ackDscp = ackPriority == m_priority ? dscp : m_nic->PriorityToDscp(ackPriority);
     Mac48Address peer = m_nic->GetPeerMac();
     if (t && t->generation == m_nic->GetHeaderGeneration() && t->sourcePort == m_sourcePort &&
@@ -365,7 +365,7 @@ RoceQueuePair::Headers()
     m_nic->InitHeaderBlock(t->ack,
                            m_remoteAddress,
                            m_sourcePort,
-                           m_nic->GetAckPriority(m_priority),
+                           ackPriority,
                            false,
                            bth);
     t->generation = m_nic->GetHeaderGeneration();

@@ -297,7 +297,7 @@ class RoceNicTemplateRebuildTestCase : public TestCase
 
 /**
  * \ingroup rocev2
- * AckHighPriority: ACKs sent after the receiver's NIC sets it carry the DSCP
+ * AckClass Control: ACKs sent after the receiver's NIC sets it carry the DSCP
  * of its CnpPriority (the class of its CNPs), those before the queue pair's;
  * data frames keep the queue pair's either way.
  */
@@ -305,7 +305,7 @@ class RoceNicAckPriorityTestCase : public TestCase
 {
   public:
     RoceNicAckPriorityTestCase()
-        : TestCase("AckHighPriority moves ACKs to the CNPs' class, data stays in its own")
+        : TestCase("AckClass Control moves ACKs to the CNPs' class, data stays in its own")
     {
     }
 
@@ -330,7 +330,7 @@ class RoceNicAckPriorityTestCase : public TestCase
         s->PostWrite(4 * mtu);
         const Time change = MicroSeconds(50); // the first message is done by then
         Simulator::Schedule(change, [&]() {
-            h.receiver->SetAttribute("AckHighPriority", BooleanValue(true));
+            h.receiver->SetAttribute("AckClass", StringValue("Control"));
             s->PostWrite(4 * mtu);
         });
         Simulator::Run();
@@ -353,6 +353,76 @@ class RoceNicAckPriorityTestCase : public TestCase
         NS_TEST_ASSERT_MSG_GT(before, 0u, "ACKs before the change");
         NS_TEST_ASSERT_MSG_GT(after, 0u, "ACKs after the change");
     }
+};
+
+/**
+ * \ingroup rocev2
+ * AckClass under a pause of the data's class: the receiving NIC is paused on
+ * the queue pair's priority for 65,535 quanta (335.5 us at 100 Gb/s) before
+ * the first data frame arrives. Its ACKs leave during the pause from the
+ * control class's queue (Control, ControlQueue) or only after it (QueuePair,
+ * the data's queue); they carry the CNPs' DSCP only with Control.
+ */
+class RoceNicAckClassPauseTestCase : public TestCase
+{
+  public:
+    /** \param name the AckClass value */
+    explicit RoceNicAckClassPauseTestCase(std::string name)
+        : TestCase("AckClass " + name + ": its queue, pause and DSCP"),
+          m_class(std::move(name))
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        SimulatorGuard guard;
+        const uint32_t mtu = 1024;
+        const DataRate rate("100Gbps");
+        RoceHelper roce;
+        roce.SetNicAttribute("AckClass", StringValue(m_class));
+        TwoHosts h = MakeTwoHosts(roce, rate, mtu);
+        WireLog rx;
+        rx.Attach(h.receiver);
+        auto qps = roce.CreateQp(h.sender, h.receiver);
+        Ptr<RoceQueuePair> s = qps.first;
+        const uint8_t prio = s->GetPriority();
+        const uint8_t dataDscp = h.receiver->PriorityToDscp(prio);
+        const uint8_t cnpDscp = h.receiver->PriorityToDscp(h.receiver->GetCnpPriority());
+        NS_TEST_ASSERT_MSG_NE(+cnpDscp, +dataDscp, "the two classes differ");
+
+        // The receiver's link peer pauses the data's class, as a switch would.
+        Ptr<Packet> pause = Create<Packet>();
+        RocePfcHeader pfc;
+        pfc.SetPause(prio, 0xFFFF);
+        pause->AddHeader(pfc);
+        EthernetHeader eth(false);
+        eth.SetSource(Mac48Address("02:00:00:00:00:99"));
+        eth.SetDestination(Mac48Address("01:80:c2:00:00:01"));
+        eth.SetLengthType(RocePfcHeader::ETHERTYPE);
+        pause->AddHeader(eth);
+        h.receiver->Receive(pause);
+        const Time pauseEnd = PauseTime(0xFFFF, rate);
+
+        Time done = Time::Max();
+        s->PostWrite(4 * mtu, MakeCallback(+[](Time* t, const RoceCompletion&) {
+                                               *t = Simulator::Now();
+                                           }).Bind(&done));
+        Simulator::Run();
+
+        NS_TEST_ASSERT_MSG_GT(rx.frames.size(), 0u, "ACKs sent");
+        const bool queuePair = m_class == "QueuePair";
+        const int expectDscp = m_class == "Control" ? cnpDscp : dataDscp;
+        for (const WireFrame& w : rx.frames)
+        {
+            NS_TEST_EXPECT_MSG_EQ(+w.dscp, expectDscp, "ACK DSCP");
+            // Held by the pause in the data's queue, else sent at once.
+            NS_TEST_EXPECT_MSG_EQ((w.when >= pauseEnd), queuePair, "ACK sent at " << w.when);
+        }
+        NS_TEST_EXPECT_MSG_EQ((done >= pauseEnd), queuePair, "message completed at " << done);
+    }
+
+    std::string m_class; //!< the AckClass value
 };
 
 /**
@@ -599,6 +669,10 @@ class RoceNicWireTestSuite : public TestSuite
         AddTestCase(new RoceNicFramesDecodeTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicTemplateRebuildTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicAckPriorityTestCase, TestCase::QUICK);
+        for (const char* c : {"QueuePair", "Control", "ControlQueue"})
+        {
+            AddTestCase(new RoceNicAckClassPauseTestCase(c), TestCase::QUICK);
+        }
         AddTestCase(new RoceNicDeliverEachOpcodeTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicMalformedTestCase, TestCase::QUICK);
     }
