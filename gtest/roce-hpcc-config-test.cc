@@ -20,6 +20,7 @@
 #include "ns3/roce-cc-dcqcn.h"
 #include "ns3/roce-cc-dctcp-rate.h"
 #include "ns3/roce-cc-hpcc.h"
+#include "ns3/roce-cc-timely.h"
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-hpcc-config.h"
@@ -382,6 +383,32 @@ TEST(HpccConfig, ModelsTheDctcpModeOnARate)
     UintegerValue w;
     cc->GetAttribute("RateWindow", w);
     EXPECT_EQ(w.Get(), 52000u); // 100 Gb/s x 4.16 us / 8
+    Simulator::Destroy();
+    Config::Reset();
+}
+
+TEST(HpccConfig, ModelsTheTimelyMode)
+{
+    // run.py's timely mode: CC_MODE 7, RATE_AI 100 Mb/s, RATE_HAI 500 Mb/s.
+    // The simulator's TIMELY takes minRTT 20 us (its RdmaHw default, set by
+    // no key) and counts every increase since the last decrease towards HAI.
+    auto qp = QpOf("timely", "CC_MODE 7\nRATE_AI 100Mb/s\nRATE_HAI 500Mb/s\nMIN_RATE 1000Mb/s\n");
+    Ptr<RoceCcTimely> cc = DynamicCast<RoceCcTimely>(qp->GetCongestionControl());
+    ASSERT_TRUE(cc);
+    DataRateValue rate;
+    cc->GetAttribute("Delta", rate);
+    EXPECT_EQ(rate.Get(), DataRate("100Mbps"));
+    cc->GetAttribute("MinRate", rate);
+    EXPECT_EQ(rate.Get(), DataRate("1000Mbps"));
+    UintegerValue factor;
+    cc->GetAttribute("HaiFactor", factor);
+    EXPECT_EQ(factor.Get(), 5u);
+    TimeValue minRtt;
+    cc->GetAttribute("MinRtt", minRtt);
+    EXPECT_EQ(minRtt.Get(), MicroSeconds(20));
+    EnumValue count;
+    cc->GetAttribute("HaiCount", count);
+    EXPECT_EQ(count.Get(), RoceCcTimely::HAI_INCREASES);
     Simulator::Destroy();
     Config::Reset();
 }

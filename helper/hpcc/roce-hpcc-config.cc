@@ -12,6 +12,7 @@
 #include "ns3/enum.h"
 #include "ns3/queue-size.h"
 #include "ns3/roce-cc-helper.h"
+#include "ns3/roce-cc-timely.h"
 #include "ns3/roce-device-walk.h"
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-error.h"
@@ -544,6 +545,12 @@ RoceHpccConfig::Apply(RoceHelper& roce,
     case 7: {
         RoceCcHelper("timely").Configure(roce, switches);
         roce.SetCongestionControlAttribute("BaseRtt", TimeValue(maxRtt));
+        // The simulator's TIMELY normalises the gradient by a fixed 20 us
+        // (its RdmaHw TimelyMinRtt default, which no config key sets), not by
+        // the fabric's RTT, and counts every increase since the last decrease
+        // towards hyperactive increase.
+        roce.SetCongestionControlAttribute("MinRtt", TimeValue(MicroSeconds(20)));
+        roce.SetCongestionControlAttribute("HaiCount", EnumValue(RoceCcTimely::HAI_INCREASES));
         const DataRate ai = RateOf("RATE_AI", DataRate("10Mbps"));
         if (Has("RATE_AI"))
         {

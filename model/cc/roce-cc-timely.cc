@@ -4,6 +4,7 @@
 #include "roce-cc-timely.h"
 
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/roce-error.h"
 #include "ns3/uinteger.h"
@@ -62,6 +63,18 @@ RoceCcTimely::GetTypeId()
                           UintegerValue(5),
                           MakeUintegerAccessor(&RoceCcTimely::m_haiFactor),
                           MakeUintegerChecker<uint32_t>(1, 1000))
+            .AddAttribute("HaiCount",
+                          "What starts hyperactive increase. NegativeGradients: "
+                          "HaiThreshold gradient-region samples in a row with a gradient "
+                          "below zero (the TIMELY paper). Increases: HaiThreshold increases "
+                          "of any kind, T_low's included, since the last decrease (the HPCC "
+                          "simulator's TIMELY).",
+                          EnumValue(RoceCcTimely::HAI_NEGATIVE_GRADIENTS),
+                          MakeEnumAccessor(&RoceCcTimely::m_haiCount),
+                          MakeEnumChecker(RoceCcTimely::HAI_NEGATIVE_GRADIENTS,
+                                          "NegativeGradients",
+                                          RoceCcTimely::HAI_INCREASES,
+                                          "Increases"))
             .AddAttribute("MinRtt",
                           "minRTT, the gradient's normaliser. 0 uses the base RTT (the "
                           "BaseRtt attribute, else the smallest RTT sampled).",
@@ -95,6 +108,7 @@ RoceCcTimely::RoceCcTimely(const RoceCcTimely& other)
       m_delta(other.m_delta),
       m_haiThreshold(other.m_haiThreshold),
       m_haiFactor(other.m_haiFactor),
+      m_haiCount(other.m_haiCount),
       m_minRttAttr(other.m_minRttAttr),
       m_minRate(other.m_minRate),
       m_gradient(0.0)
@@ -130,6 +144,7 @@ RoceCcTimely::Init(const RoceCcContext& ctx)
     m_havePrev = false;
     m_rttDiff = 0;
     m_negativeRun = 0;
+    m_increases = 0;
     m_gradient = 0.0;
 }
 
@@ -150,26 +165,27 @@ RoceCcTimely::OnAck(const RoceAckEvent& ack)
 
     double rate = m_rate;
     double delta = static_cast<double>(m_delta.GetBitRate());
-    if (ack.rtt < m_tLow)
+    if (ack.rtt > m_tHigh)
     {
         m_negativeRun = 0;
-        rate += delta;
-    }
-    else if (ack.rtt > m_tHigh)
-    {
-        m_negativeRun = 0;
+        m_increases = 0;
         rate *= 1.0 - m_beta * (1.0 - m_tHigh.GetSeconds() / rtt);
     }
-    else if (m_gradient <= 0)
+    else if (ack.rtt >= m_tLow && m_gradient > 0)
     {
-        m_negativeRun = m_gradient < 0 ? m_negativeRun + 1 : 0;
-        uint32_t n = m_negativeRun >= m_haiThreshold ? m_haiFactor : 1;
-        rate += n * delta;
+        m_negativeRun = 0;
+        m_increases = 0;
+        rate *= 1.0 - m_beta * m_gradient;
     }
     else
     {
-        m_negativeRun = 0;
-        rate *= 1.0 - m_beta * m_gradient;
+        // An increase: below T_low whatever the gradient, or a gradient <= 0.
+        const bool belowLow = ack.rtt < m_tLow;
+        m_negativeRun = !belowLow && m_gradient < 0 ? m_negativeRun + 1 : 0;
+        const bool hai = m_haiCount == HAI_INCREASES ? m_increases >= m_haiThreshold
+                                                     : m_negativeRun >= m_haiThreshold;
+        ++m_increases;
+        rate += (hai ? m_haiFactor : 1) * delta;
     }
     m_rate = ClampRate(rate, static_cast<double>(m_minRate.GetBitRate()));
 }

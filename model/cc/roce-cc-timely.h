@@ -36,7 +36,9 @@ namespace ns3
  * window. minRTT is the MinRtt attribute, or GetBaseRtt() when it is 0. The
  * first sample has no predecessor and counts as new_rtt_diff = 0. The
  * negative-gradient run counts only gradient-region events with a gradient
- * below zero; any other event ends it.
+ * below zero; any other event ends it. With HaiCount Increases, n =
+ * HaiFactor instead once HaiThreshold increases of either kind (T_low's
+ * included) followed the last decrease, as the HPCC simulator counts.
  *
  * The paper's defaults (T_low 50 us, T_high 500 us, beta 0.8, a 0.875,
  * delta 10 Mb/s) were tuned for 10 Gb/s hosts and 16-64 KB segments; at
@@ -46,6 +48,13 @@ namespace ns3
 class RoceCcTimely : public RoceCongestionOps
 {
   public:
+    /// What starts hyperactive increase (the HaiCount attribute).
+    enum HaiCount
+    {
+        HAI_NEGATIVE_GRADIENTS, //!< negative gradients in a row (the paper)
+        HAI_INCREASES,          //!< increases of any kind since the last decrease
+    };
+
     /**
      * \brief Get the type ID.
      * \return the object TypeId
@@ -79,6 +88,7 @@ class RoceCcTimely : public RoceCongestionOps
     DataRate m_delta;        //!< additive increase step
     uint32_t m_haiThreshold; //!< negative gradients in a row before HAI
     uint32_t m_haiFactor;    //!< HAI multiplies delta by this
+    HaiCount m_haiCount{HAI_NEGATIVE_GRADIENTS}; //!< what starts HAI
     Time m_minRttAttr;       //!< gradient normaliser (0 = GetBaseRtt())
     DataRate m_minRate;      //!< the rate never falls below this
 
@@ -87,6 +97,7 @@ class RoceCcTimely : public RoceCongestionOps
     bool m_havePrev{false};         //!< a previous sample exists
     double m_rttDiff{0};            //!< smoothed RTT difference, s
     uint32_t m_negativeRun{0};      //!< negative gradients in a row
+    uint32_t m_increases{0};        //!< increases since the last decrease
     TracedValue<double> m_gradient; //!< normalised gradient
 };
 

@@ -18,6 +18,7 @@
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/test.h"
 
 #include <algorithm>
@@ -179,6 +180,64 @@ class TimelyArithmeticTestCase : public TestCase
 
 /**
  * \ingroup rocev2
+ * TIMELY with HaiCount Increases (the HPCC simulator's count): increases of
+ * any kind since the last decrease, T_low's included, start hyperactive
+ * increase at the HaiThreshold-th; a decrease ends it. Same settings as
+ * above (delta 500 Mb/s, T_low 10 us, T_high 100 us, HAI 5 x delta).
+ */
+class TimelyHaiCountTestCase : public TestCase
+{
+  public:
+    TimelyHaiCountTestCase()
+        : TestCase("TIMELY: HaiCount Increases counts T_low's increases, a decrease resets it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<RoceCcTimely> cc = CreateObject<RoceCcTimely>();
+        cc->SetAttribute("BaseRtt", TimeValue(MicroSeconds(5)));
+        cc->SetAttribute("Tlow", TimeValue(MicroSeconds(10)));
+        cc->SetAttribute("Thigh", TimeValue(MicroSeconds(100)));
+        cc->SetAttribute("Delta", DataRateValue(DataRate("500Mbps")));
+        cc->SetAttribute("HaiCount", StringValue("Increases"));
+        RoceCcContext ctx;
+        ctx.lineRate = DataRate("100Gbps");
+        cc->Init(ctx);
+        uint64_t una = 1;
+        auto sample = [&](double us) {
+            Time rtt = NanoSeconds(static_cast<int64_t>(us * 1000));
+            cc->RecordRtt(rtt);
+            RoceAckEvent ack;
+            ack.sndUna = una++;
+            ack.sndNxt = una + 10;
+            ack.rtt = rtt;
+            cc->OnAck(ack);
+        };
+        const double tol = 1; // bit/s
+        sample(150); // T_high: 100G x 11/15, the count starts at 0
+        const double cut = 100e9 * 11 / 15;
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), cut, tol, "T_high rule");
+        for (int i = 1; i <= 5; ++i)
+        {
+            sample(5); // below T_low: + delta, counted
+            NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), cut + i * 0.5e9, tol, "increase " << i);
+        }
+        NS_TEST_ASSERT_MSG_EQ(cc->GetNegativeGradientRun(), 0, "no negative gradient");
+        sample(5); // five increases before it: + 5 delta
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), cut + 5e9, tol, "HAI after five increases");
+        sample(150); // a decrease resets the count
+        const double cut2 = (cut + 5e9) * 11 / 15;
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), cut2, tol, "second T_high cut");
+        sample(5);
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), cut2 + 0.5e9, tol, "back to + delta");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup rocev2
  * DCTCP's window rules against hand-computed values: line rate 100 Gb/s,
  * mtu 1000 + 82 B, BaseRtt 8.656 us, so the initial window is the BDP
  * 108200 wire bytes = 100 packets = 100000 payload bytes; g = 1/16.
@@ -315,6 +374,7 @@ class RoceCcArithmeticTestSuite : public TestSuite
         : TestSuite("rocev2-cc-arithmetic", UNIT)
     {
         AddTestCase(new TimelyArithmeticTestCase, TestCase::QUICK);
+        AddTestCase(new TimelyHaiCountTestCase, TestCase::QUICK);
         AddTestCase(new DctcpArithmeticTestCase, TestCase::QUICK);
         AddTestCase(new DcqcnTraceTestCase, TestCase::QUICK);
     }
