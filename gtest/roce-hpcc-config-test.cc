@@ -19,14 +19,17 @@
 #include "ns3/queue-size.h"
 #include "ns3/roce-cc-dcqcn.h"
 #include "ns3/roce-cc-dctcp-rate.h"
+#include "ns3/roce-cc-hpcc-pint.h"
 #include "ns3/roce-cc-hpcc.h"
 #include "ns3/roce-cc-timely.h"
+#include "ns3/roce-device-walk.h"
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-hpcc-config.h"
 #include "ns3/roce-shared-buffer-mmu.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch-port.h"
+#include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -186,8 +189,12 @@ TEST(HpccConfigErrorTest, MalformedLines)
                       "rate.txt:3: RATE_AI '5Mbit' is not a positive rate");
     EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("flag", base + "HAS_WIN 2\n")),
                       "flag.txt:3: HAS_WIN '2' is not a whole number of at most 1");
-    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("cc", base + "CC_MODE 10\n")),
-                      "cc.txt:3: CC_MODE '10' is not available; known: 1 \\(DCQCN\\)");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("cc", base + "CC_MODE 11\n")),
+                      "cc.txt:3: CC_MODE '11' is not available; known: 1 \\(DCQCN\\)");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("pintbase", base + "PINT_LOG_BASE 1\n")),
+                      "pintbase.txt:3: PINT_LOG_BASE '1' must be in \\(1, 2\\]");
+    EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("pintprob", base + "PINT_PROB 0\n")),
+                      "pintprob.txt:3: PINT_PROB '0' is not in \\(0, 1\\]");
     EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("map", base + "KMAX_MAP 2 100000000000 1600\n")),
                       "map.txt:3: KMAX_MAP: count 2 needs 4 fields");
     EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("maprate", base + "KMIN_MAP 1 100G 400\n")),
@@ -409,6 +416,48 @@ TEST(HpccConfig, ModelsTheTimelyMode)
     EnumValue count;
     cc->GetAttribute("HaiCount", count);
     EXPECT_EQ(count.Get(), RoceCcTimely::HAI_INCREASES);
+    Simulator::Destroy();
+    Config::Reset();
+}
+
+TEST(HpccConfig, ModelsTheHpccPintMode)
+{
+    // run.py's hpccPint mode: CC_MODE 10 with PINT_LOG_BASE and PINT_PROB,
+    // HAS_WIN 1 and VAR_WIN 1 (a window that follows the rate).
+    auto qp = QpOf("pint",
+                   "CC_MODE 10\nRATE_AI 50Mb/s\nMIN_RATE 100Mb/s\nU_TARGET 0.9\nMI_THRESH 3\n"
+                   "PINT_LOG_BASE 1.01\nPINT_PROB 0.5\nHAS_WIN 1\nVAR_WIN 1\n");
+    Ptr<RoceCcHpccPint> cc = DynamicCast<RoceCcHpccPint>(qp->GetCongestionControl());
+    ASSERT_TRUE(cc);
+    DataRateValue rate;
+    cc->GetAttribute("RateAi", rate);
+    EXPECT_EQ(rate.Get(), DataRate("50Mbps"));
+    cc->GetAttribute("MinRate", rate);
+    EXPECT_EQ(rate.Get(), DataRate("100Mbps"));
+    DoubleValue d;
+    cc->GetAttribute("Eta", d);
+    EXPECT_DOUBLE_EQ(d.Get(), 0.9);
+    cc->GetAttribute("SampleProbability", d);
+    EXPECT_DOUBLE_EQ(d.Get(), 0.5);
+    UintegerValue u;
+    cc->GetAttribute("MaxStage", u);
+    EXPECT_EQ(u.Get(), 3u);
+    cc->GetAttribute("RateWindow", u);
+    EXPECT_EQ(u.Get(), 52000u); // 100 Gb/s x 4.16 us / 8
+    GlobalValue::GetValueByName("RocePintLogBase", d);
+    EXPECT_DOUBLE_EQ(d.Get(), 1.01);
+    // Every switch port's queue disc knows T.
+    bool seen = false;
+    RoceForEachNodeObject<RoceSwitch>([&seen](const Ptr<Node>&, const Ptr<RoceSwitch>& sw) {
+        for (uint32_t i = 0; i < sw->GetNPorts(); ++i)
+        {
+            TimeValue t;
+            sw->GetPort(i)->GetQueueDisc()->GetAttribute("PintRtt", t);
+            EXPECT_EQ(t.Get(), NanoSeconds(4160));
+            seen = true;
+        }
+    });
+    EXPECT_TRUE(seen);
     Simulator::Destroy();
     Config::Reset();
 }

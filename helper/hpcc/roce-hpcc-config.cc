@@ -103,14 +103,13 @@ Keys()
         {"GLOBAL_T", Kind::FLAG},
         {"MULTI_RATE", Kind::FLAG},
         {"SAMPLE_FEEDBACK", Kind::FLAG},
-        // Read, never modelled: trace output, HPCC-PINT's parameters (its
-        // CC_MODE 10 is refused), chunked ACKs and the PFC pause time.
+        {"PINT_LOG_BASE", Kind::POSITIVE},
+        {"PINT_PROB", Kind::FRACTION},
+        // Read, never modelled: trace output, chunked ACKs and the PFC pause time.
         {"TRACE_FILE", Kind::ANY},
         {"TRACE_OUTPUT_FILE", Kind::ANY},
         {"ENABLE_TRACE", Kind::ANY},
         {"L2_CHUNK_SIZE", Kind::ANY},
-        {"PINT_LOG_BASE", Kind::ANY},
-        {"PINT_PROB", Kind::ANY},
         {"PAUSE_TIME", Kind::ANY},
     };
     return keys;
@@ -139,7 +138,8 @@ CcModes()
     static const std::map<uint32_t, std::string> modes = {{1, "dcqcn"},
                                                           {3, "hpcc"},
                                                           {7, "timely"},
-                                                          {8, "dctcp-rate"}};
+                                                          {8, "dctcp-rate"},
+                                                          {10, "hpcc-pint"}};
     return modes;
 }
 
@@ -272,7 +272,7 @@ RoceHpccConfig::Read(const std::string& path)
             ROCE_ERROR_IF(!CcModes().count(c.ccMode),
                           in.Where() << "CC_MODE '" << v[0]
                                      << "' is not available; known: 1 (DCQCN), 3 (HPCC), "
-                                        "7 (TIMELY), 8 (DCTCP)");
+                                        "7 (TIMELY), 8 (DCTCP), 10 (HPCC-PINT)");
         }
         c.values[key] = v;
         c.lines[key] = in.Line();
@@ -306,6 +306,10 @@ RoceHpccConfig::Read(const std::string& path)
     ROCE_ERROR_IF(c.Has("INT_MULTI") && c.Number("INT_MULTI", 1) < 1,
                   path << ":" << c.lines["INT_MULTI"] << ": INT_MULTI '" << c.values["INT_MULTI"][0]
                        << "' must be at least 1");
+    ROCE_ERROR_IF(c.Has("PINT_LOG_BASE") &&
+                      (c.Number("PINT_LOG_BASE", 2) <= 1 || c.Number("PINT_LOG_BASE", 2) > 2),
+                  path << ":" << c.lines["PINT_LOG_BASE"] << ": PINT_LOG_BASE '"
+                       << c.values["PINT_LOG_BASE"][0] << "' must be in (1, 2]");
     if (c.ccMode == 3)
     {
         // HPCC here always keeps W = R T as its window.
@@ -586,6 +590,36 @@ RoceHpccConfig::Apply(RoceHelper& roce,
             {
                 roce.SetCongestionControlAttribute(attr, DataRateValue(RateOf(key, DataRate())));
             }
+        }
+        break;
+    case 10:
+        // HPCC-PINT: HPCC's law on a rate, from the largest utilization along
+        // the path, which each switch keeps over T and packs in a 16-bit digest.
+        RoceCcHelper("hpcc-pint").Configure(roce, switches);
+        switches.SetQueueDiscAttribute("PintRtt", TimeValue(maxRtt));
+        // That lineage's default base when the key is absent.
+        Config::SetGlobal("RocePintLogBase", DoubleValue(Number("PINT_LOG_BASE", 1.05)));
+        for (const auto& [key, attr] :
+             std::vector<std::pair<std::string, std::string>>{{"RATE_AI", "RateAi"},
+                                                              {"MIN_RATE", "MinRate"}})
+        {
+            if (Has(key))
+            {
+                roce.SetCongestionControlAttribute(attr, DataRateValue(RateOf(key, DataRate())));
+            }
+        }
+        if (Has("U_TARGET"))
+        {
+            roce.SetCongestionControlAttribute("Eta", DoubleValue(Number("U_TARGET", 0.95)));
+        }
+        if (Has("MI_THRESH"))
+        {
+            roce.SetCongestionControlAttribute("MaxStage", UintegerValue(Number("MI_THRESH", 0)));
+        }
+        if (Has("PINT_PROB"))
+        {
+            roce.SetCongestionControlAttribute("SampleProbability",
+                                               DoubleValue(Number("PINT_PROB", 1)));
         }
         break;
     default:

@@ -83,6 +83,7 @@ ShortNames()
         {"timely", "ns3::RoceCcTimely"},
         {"dctcp", "ns3::RoceCcDctcp"},
         {"dctcp-rate", "ns3::RoceCcDctcpRate"},
+        {"hpcc-pint", "ns3::RoceCcHpccPint"},
     };
     return names;
 }
@@ -221,6 +222,12 @@ RoceCongestionOps::OnCeReceived()
 
 bool
 RoceCongestionOps::WantsInt() const
+{
+    return false;
+}
+
+bool
+RoceCongestionOps::WantsPint() const
 {
     return false;
 }

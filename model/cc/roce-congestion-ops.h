@@ -41,6 +41,7 @@ struct RoceAckEvent
     bool ecnEcho{false};    //!< the receiver saw CE since its previous ACK (BTH BECN)
     Time rtt{0};            //!< an RTT sample, or zero when this ACK carries none
     const std::vector<RoceIntRecord>* intRecords{nullptr}; //!< INT echoed by the ACK, hop order
+    int32_t pint{-1}; //!< PINT digest echoed by the ACK (RocePintDigest exponent), -1 if none
 };
 
 /**
@@ -155,6 +156,12 @@ class RoceCongestionOps : public Object
 
     /** \return true if data packets should ask switches for INT records (HPCC) */
     virtual bool WantsInt() const;
+
+    /**
+     * \return true if data packets should carry a PINT digest (HPCC-PINT);
+     * a congestion control asks for INT or PINT, never both
+     */
+    virtual bool WantsPint() const;
 
     /**
      * \return the sending rate in bit/s (a congestion control whose timers

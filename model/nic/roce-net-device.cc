@@ -15,6 +15,7 @@
 #include "ns3/roce-error.h"
 #include "ns3/roce-header-block.h"
 #include "ns3/roce-icrc-trailer.h"
+#include "ns3/roce-pint-digest.h"
 #include "ns3/roce-rank-call.h"
 #include "ns3/roce-raw-trailer.h"
 #include "ns3/simulator.h"
@@ -650,6 +651,7 @@ BthOf(const RoceFrame& f)
     bth.SetIntHops(f.bthByte4 & 0x1F);
     bth.SetDestQp(f.destQp);
     bth.SetAckReq(f.ackReq);
+    bth.SetPintRequest(f.pintRequest);
     bth.SetPsn(f.psn);
     return bth;
 }
@@ -669,8 +671,10 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
     }
     uint8_t op = f.opcode;
     uint32_t hops = f.bthByte4 & 0x1F;
-    // Bytes the frame must hold beyond its headers: INT records and the ICRC.
-    uint32_t tail = hops * RoceIntRecord::SIZE + RoceIcrcTrailer::SIZE;
+    // Bytes the frame must hold beyond its headers: INT records or a PINT
+    // digest, and the ICRC.
+    uint32_t tail = hops * RoceIntRecord::SIZE + (f.pintRequest ? RocePintDigest::SIZE : 0) +
+                    RoceIcrcTrailer::SIZE;
     uint32_t size = p->GetSize();
     if (op == RoceBthHeader::ACKNOWLEDGE)
     {
@@ -684,10 +688,11 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
         {
             ReadIntRecords(p, hops);
         }
+        const int32_t pint = f.pintRequest ? ReadPintDigest(p) : -1;
         RoceAethHeader aeth;
         aeth.SetSyndrome(static_cast<uint8_t>(f.aeth >> 24));
         aeth.SetMsn(f.aeth & 0xFFFFFF);
-        qp->ReceiveAck(BthOf(f), aeth, m_intScratch);
+        qp->ReceiveAck(BthOf(f), aeth, m_intScratch, pint);
     }
     else if (op == RoceBthHeader::CNP)
     {
@@ -711,7 +716,8 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
         {
             ReadIntRecords(p, hops);
         }
-        qp->ReceiveData(p, BthOf(f), f.ecn == Ipv4Header::ECN_CE, m_intScratch);
+        const int32_t pint = f.pintRequest ? ReadPintDigest(p) : -1;
+        qp->ReceiveData(p, BthOf(f), f.ecn == Ipv4Header::ECN_CE, m_intScratch, pint);
     }
     else
     {
@@ -744,6 +750,21 @@ RoceNetDevice::ReadIntRecords(Ptr<Packet> p, uint32_t hops)
     }
     p->AddTrailer(
         RoceRawTrailer(tail.GetBytes() + n - RoceIcrcTrailer::SIZE, RoceIcrcTrailer::SIZE));
+}
+
+int32_t
+RoceNetDevice::ReadPintDigest(Ptr<Packet> p)
+{
+    // The digest sits just before the ICRC: both are read and cut off, and
+    // the ICRC goes back.
+    constexpr uint32_t n = RocePintDigest::SIZE + RoceIcrcTrailer::SIZE;
+    RoceRawTrailer tail;
+    tail.SetSize(n);
+    p->PeekTrailer(tail);
+    p->RemoveAtEnd(n);
+    const uint16_t digest = RocePintDigest::Read(tail.GetBytes());
+    p->AddTrailer(RoceRawTrailer(tail.GetBytes() + RocePintDigest::SIZE, RoceIcrcTrailer::SIZE));
+    return digest;
 }
 
 bool

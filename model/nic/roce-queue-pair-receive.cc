@@ -13,6 +13,7 @@
 #include "ns3/roce-aeth-header.h"
 #include "ns3/roce-bth-header.h"
 #include "ns3/roce-icrc-trailer.h"
+#include "ns3/roce-pint-digest.h"
 #include "ns3/roce-psn.h"
 #include "ns3/roce-raw-trailer.h"
 #include "ns3/roce-reth-header.h"
@@ -44,7 +45,10 @@ ReceivedPayload(const Packet& p, uint8_t op, uint8_t pad)
 } // namespace
 
 bool
-RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntRecord>* ints)
+RoceQueuePair::AckUpTo(uint64_t newUna,
+                       bool ecnEcho,
+                       const std::vector<RoceIntRecord>* ints,
+                       int32_t pint)
 {
     if (newUna <= m_sndUna || newUna > m_sndMax)
     {
@@ -92,6 +96,7 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntR
     ev.sndNxt = m_sndNxt;
     ev.ecnEcho = ecnEcho;
     ev.intRecords = ints;
+    ev.pint = pint;
     if (m_rttValid && newUna > m_rttSeq)
     {
         ev.rtt = now - TimeStep(m_rttSent);
@@ -118,7 +123,8 @@ RoceQueuePair::AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntR
 void
 RoceQueuePair::ReceiveAck(const RoceBthHeader& bth,
                           const RoceAethHeader& aeth,
-                          const std::vector<RoceIntRecord>& ints)
+                          const std::vector<RoceIntRecord>& ints,
+                          int32_t pint)
 {
     if (m_state != RTS)
     {
@@ -133,7 +139,7 @@ RoceQueuePair::ReceiveAck(const RoceBthHeader& bth,
             return;
         }
         // A NAK names the PSN the receiver expects: everything before it arrived.
-        bool progress = AckUpTo(seq, bth.GetBecn(), &ints);
+        bool progress = AckUpTo(seq, bth.GetBecn(), &ints, pint);
         if (seq >= m_sndUna && seq < m_sndNxt)
         {
             uint64_t resent = m_sndMax - seq;
@@ -150,7 +156,7 @@ RoceQueuePair::ReceiveAck(const RoceBthHeader& bth,
         }
         return;
     }
-    if (AckUpTo(seq + 1, bth.GetBecn(), &ints))
+    if (AckUpTo(seq + 1, bth.GetBecn(), &ints, pint))
     {
         m_nic->NotifyQpReady(this);
     }
@@ -173,7 +179,8 @@ void
 RoceQueuePair::ReceiveData(Ptr<Packet> p,
                            const RoceBthHeader& bth,
                            bool ce,
-                           const std::vector<RoceIntRecord>& ints)
+                           const std::vector<RoceIntRecord>& ints,
+                           int32_t pint)
 {
     if (m_state != RTS)
     {
@@ -225,6 +232,7 @@ RoceQueuePair::ReceiveData(Ptr<Packet> p,
     m_nakSent = false;
     ++m_rcvNxt;
     m_intEcho = ints;
+    m_pintEcho = pint;
     m_stats.bytesDelivered += payload;
     m_rcvMessageBytes += payload;
     if (Traces* t = m_traces.Get())
@@ -314,11 +322,20 @@ RoceQueuePair::SendAck(bool nak, uint64_t psnSeq)
     h.SetPsn(RocePsn::ToWire(psnSeq));
     h.SetBecn(m_ceSinceAck);
     h.SetIntHops(static_cast<uint8_t>(m_intEcho.size()));
+    h.SetPintRequest(m_pintEcho >= 0);
     h.SetAeth(aeth.GetSyndrome(), m_rcvMsn);
     m_ceSinceAck = false;
     m_unackedPackets = 0;
     Ptr<Packet> p;
-    if (m_intEcho.empty())
+    if (m_pintEcho >= 0)
+    {
+        // The digest and the ICRC (zero).
+        uint8_t b[RocePintDigest::SIZE + RoceIcrcTrailer::SIZE] = {};
+        RocePintDigest::Write(b, static_cast<uint16_t>(m_pintEcho));
+        m_pintEcho = -1;
+        p = Create<Packet>(b, sizeof(b));
+    }
+    else if (m_intEcho.empty())
     {
         p = Create<Packet>(RoceIcrcTrailer::SIZE); // the ICRC (zero)
     }

@@ -15,6 +15,7 @@
 #include "ns3/roce-error.h"
 #include "ns3/roce-hash.h"
 #include "ns3/roce-icrc-trailer.h"
+#include "ns3/roce-pint-digest.h"
 #include "ns3/roce-psn.h"
 #include "ns3/roce-reth-header.h"
 #include "ns3/simulator.h"
@@ -445,14 +446,21 @@ RoceQueuePair::BuildNextPacket()
 
     // The payload is padded to a 4-byte multiple on the wire (BTH PadCnt).
     uint8_t pad = static_cast<uint8_t>((4 - (payload & 3)) & 3);
-    // Payload, pad and ICRC (zero) in one buffer, then every header at once.
-    Ptr<Packet> p = Create<Packet>(payload + pad + RoceIcrcTrailer::SIZE);
+    // Payload, pad, any PINT digest and the ICRC (all zero) in one buffer,
+    // then every header at once.
+    const bool wantsPint = m_cc->WantsPint();
+    Ptr<Packet> p = Create<Packet>(payload + pad + (wantsPint ? RocePintDigest::SIZE : 0) +
+                                   RoceIcrcTrailer::SIZE);
     RoceHeaderBlock& h = Headers().data;
     h.SetOpcode(op);
     h.SetPsn(RocePsn::ToWire(seq));
     h.SetAckReq(last);
     const bool wantsInt = m_cc->WantsInt();
+    ROCE_ERROR_IF(wantsInt && wantsPint,
+                  "RoceQueuePair: congestion control " << m_cc->GetName()
+                                                       << " asks for both INT and PINT");
     h.SetIntRequest(wantsInt);
+    h.SetPintRequest(wantsPint);
     h.SetPadCount(pad);
     if (first && m.write)
     {

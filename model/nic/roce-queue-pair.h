@@ -256,21 +256,25 @@ class RoceQueuePair : public Object, private RoceCcRateListener
      * \param bth its BTH
      * \param ce the IPv4 ECN field was CE
      * \param ints the INT records the packet carried (echoed on the next ACK)
+     * \param pint its PINT digest (echoed on the next ACK), -1 if none
      */
     void ReceiveData(Ptr<Packet> p,
                      const RoceBthHeader& bth,
                      bool ce,
-                     const std::vector<RoceIntRecord>& ints);
+                     const std::vector<RoceIntRecord>& ints,
+                     int32_t pint = -1);
 
     /**
      * \brief An ACK or NAK for this QP arrived.
      * \param bth its BTH
      * \param aeth its AETH
      * \param ints the INT records it echoes
+     * \param pint the PINT digest it echoes, -1 if none
      */
     void ReceiveAck(const RoceBthHeader& bth,
                     const RoceAethHeader& aeth,
-                    const std::vector<RoceIntRecord>& ints);
+                    const std::vector<RoceIntRecord>& ints,
+                    int32_t pint = -1);
 
     /** \brief A CNP for this QP arrived. */
     void ReceiveCnp();
@@ -312,9 +316,13 @@ class RoceQueuePair : public Object, private RoceCcRateListener
      * \param newUna the new first unacknowledged sequence number
      * \param ecnEcho the ACK echoed CE
      * \param ints INT records the ACK echoed
+     * \param pint the PINT digest the ACK echoed, -1 if none
      * \return true if it acknowledged new data
      */
-    bool AckUpTo(uint64_t newUna, bool ecnEcho, const std::vector<RoceIntRecord>* ints);
+    bool AckUpTo(uint64_t newUna,
+                 bool ecnEcho,
+                 const std::vector<RoceIntRecord>* ints,
+                 int32_t pint = -1);
     /**
      * \brief The congestion control's rate may have risen since the last
      * packet: bring the pacing time forward to last send + its wire bits /
@@ -436,6 +444,7 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     uint32_t m_unackedPackets{0};
     uint64_t m_rcvMessageBytes{0};
     std::vector<RoceIntRecord> m_intEcho; //!< INT of the last data packet, for the next ACK
+    int32_t m_pintEcho{-1}; //!< PINT digest of the last data packet, for the next ACK (-1: none)
 
     // Selective repeat (ReceiveWindow > 0), null for go-back-N: a queue pair
     // that does not use it pays one pointer, and one null test per packet.

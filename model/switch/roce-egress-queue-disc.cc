@@ -8,8 +8,13 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-icrc-trailer.h"
+#include "ns3/roce-pfc-net-device.h"
+#include "ns3/roce-pint-digest.h"
 #include "ns3/roce-raw-header.h"
+#include "ns3/roce-raw-trailer.h"
 #include "ns3/roce-spec-list.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -79,6 +84,13 @@ RoceEgressQueueDisc::GetTypeId()
                           DataRateValue(DataRate("25Gbps")),
                           MakeDataRateAccessor(&RoceEgressQueueDisc::m_ecnThresholdRate),
                           MakeDataRateChecker())
+            .AddAttribute("PintRtt",
+                          "T of HPCC-PINT's utilization estimate at this egress, the base "
+                          "RTT its senders use (the HPCC paper's T); a frame asking for the "
+                          "PINT digest is refused while it is 0.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RoceEgressQueueDisc::m_pintRtt),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("EcnMarkAt",
                           "Mark when a packet is enqueued or when it is dequeued.",
                           EnumValue(RoceEgressQueueDisc::MARK_AT_DEQUEUE),
@@ -278,7 +290,7 @@ RoceEgressQueueDisc::Enqueue(Ptr<Packet> p,
                              uint16_t ingress,
                              uint8_t priority,
                              bool ect,
-                             bool intRequest)
+                             uint8_t telemetry)
 {
     ROCE_ERROR_IF(priority >= ROCE_NUM_PRIORITIES,
                   "RoceEgressQueueDisc: priority " << +priority << " out of range 0..7");
@@ -296,7 +308,7 @@ RoceEgressQueueDisc::Enqueue(Ptr<Packet> p,
     e.size = size;
     e.ingress = ingress;
     e.ect = ect;
-    e.intRequest = intRequest;
+    e.telemetry = telemetry;
     if (m_markPoint == MARK_AT_ENQUEUE)
     {
         MaybeMark(e, priority, m_bytes[priority]);
@@ -369,7 +381,7 @@ RoceEgressQueueDisc::PickQueue()
 }
 
 Ptr<Packet>
-RoceEgressQueueDisc::Dequeue(uint8_t* priority, bool* intRequest)
+RoceEgressQueueDisc::Dequeue(uint8_t* priority, uint8_t* telemetry)
 {
     int q = PickQueue();
     if (q < 0)
@@ -390,9 +402,10 @@ RoceEgressQueueDisc::Dequeue(uint8_t* priority, bool* intRequest)
     }
     Ptr<Packet> p = std::move(e.packet);
     uint16_t ingress = e.ingress;
-    if (intRequest)
+    const uint8_t stamp = e.telemetry;
+    if (telemetry)
     {
-        *intRequest = e.intRequest;
+        *telemetry = stamp;
     }
     if (priority)
     {
@@ -403,6 +416,10 @@ RoceEgressQueueDisc::Dequeue(uint8_t* priority, bool* intRequest)
     --m_nPackets;
     m_nBytes -= size;
     m_mmu->Release(ingress, prio, size); // may call XON through the switch
+    if (m_pint || stamp == TELEMETRY_PINT)
+    {
+        UpdatePint(p, stamp == TELEMETRY_PINT);
+    }
     if (!m_dequeueTrace.IsEmpty())
     {
         m_dequeueTrace(p, prio);
@@ -456,6 +473,50 @@ const RoceDropCounts&
 RoceEgressQueueDisc::GetDropCounts() const
 {
     return m_dropCounts;
+}
+
+void
+RoceEgressQueueDisc::UpdatePint(const Ptr<Packet>& p, bool stamp)
+{
+    const int64_t now = Simulator::Now().GetNanoSeconds();
+    if (!m_pint)
+    {
+        ROCE_ERROR_IF(!m_pintRtt.IsStrictlyPositive(),
+                      "RoceEgressQueueDisc: a frame asks for the PINT digest but PintRtt is 0; "
+                      "set ns3::RoceEgressQueueDisc::PintRtt to the senders' base RTT");
+        m_pint = std::make_unique<PintState>();
+        m_pint->logBase = RocePintDigest::GetLogBase();
+    }
+    PintState& s = *m_pint;
+    if (stamp)
+    {
+        // The HPCC paper's per-link utilization (eqs. 2 and 3), kept by the
+        // switch as PINT does: U = qlen / (B T) + txRate / B, averaged over
+        // T with the weight dt / T of the time since the previous frame; the
+        // previous frame's bytes over dt stand for txRate, and qlen is the
+        // port's queue, every priority, after this frame left.
+        const double t = m_pintRtt.GetSeconds();
+        const double dt = std::min(t, (now - s.lastNs) * 1e-9);
+        const double b = m_rate.GetBitRate() / 8.0;
+        s.u = s.u * (t - dt) / t + static_cast<double>(m_nBytes) * dt / (b * t * t) +
+              s.lastWireBytes / (b * t);
+        const uint16_t code = RocePintDigest::Encode(s.u, s.logBase, m_uniform->GetValue());
+        // The digest is the two bytes before the ICRC: raised, never lowered.
+        constexpr uint32_t n = RocePintDigest::SIZE + RoceIcrcTrailer::SIZE;
+        RoceRawTrailer tail;
+        tail.SetSize(n);
+        p->PeekTrailer(tail);
+        if (code > RocePintDigest::Read(tail.GetBytes()))
+        {
+            uint8_t bytes[n];
+            std::copy(tail.GetBytes(), tail.GetBytes() + n, bytes);
+            RocePintDigest::Write(bytes, code);
+            p->RemoveAtEnd(n);
+            p->AddTrailer(RoceRawTrailer(bytes, n));
+        }
+    }
+    s.lastNs = now;
+    s.lastWireBytes = RocePfcNetDevice::WireBytes(p->GetSize());
 }
 
 } // namespace ns3

@@ -7,6 +7,7 @@
 #include "roce-shared-buffer-mmu.h"
 
 #include "ns3/data-rate.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
 #include "ns3/queue-size.h"
@@ -16,6 +17,7 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,29 +116,35 @@ class RoceEgressQueueDisc : public Object
     /** \param mask bit p set if the downstream device paused priority p */
     void SetPausedMask(uint8_t mask);
 
+    static constexpr uint8_t TELEMETRY_NONE = 0; //!< nothing to stamp at egress
+    static constexpr uint8_t TELEMETRY_INT = 1;  //!< append this hop's INT record
+    static constexpr uint8_t TELEMETRY_PINT = 2; //!< raise the PINT digest
+
     /**
      * \brief Admit a frame through the MMU and queue it, or drop it.
      * \param p the frame (Ethernet header included)
      * \param ingress the index on the switch of the port it arrived on
      * \param priority its priority (= ingress PG = egress queue)
      * \param ect the frame is ECN-capable
-     * \param intRequest the frame asks for INT records
+     * \param telemetry what the frame asks of the egress: TELEMETRY_NONE,
+     * TELEMETRY_INT (an INT record) or TELEMETRY_PINT (the PINT digest)
      * \return true if queued, false if the MMU refused it (dropped)
      */
     bool Enqueue(Ptr<Packet> p,
                  uint16_t ingress,
                  uint8_t priority,
                  bool ect,
-                 bool intRequest = false);
+                 uint8_t telemetry = TELEMETRY_NONE);
 
     /**
      * \brief Take the next frame the scheduler picks among the priorities
      * not paused, and give its bytes back to the MMU.
      * \param priority if not null, receives the frame's priority
-     * \param intRequest if not null, receives whether it asks for INT
+     * \param telemetry if not null, receives what it asks of the egress
+     * (the TELEMETRY_ code it was queued with)
      * \return the frame, or null if every unpaused priority is empty
      */
-    Ptr<Packet> Dequeue(uint8_t* priority = nullptr, bool* intRequest = nullptr);
+    Ptr<Packet> Dequeue(uint8_t* priority = nullptr, uint8_t* telemetry = nullptr);
 
     /** \return packets queued, all priorities */
     uint32_t GetNPackets() const;
@@ -272,7 +280,7 @@ class RoceEgressQueueDisc : public Object
         uint32_t size{0};       //!< its size in bytes (what the MMU counts)
         uint16_t ingress{0};    //!< ingress port index (MMU accounting)
         bool ect{false};        //!< ECN-capable and not yet marked
-        bool intRequest{false}; //!< stamp an INT record at egress
+        uint8_t telemetry{0};   //!< what to stamp at egress (TELEMETRY_ code)
     };
 
     /** A priority's queue: a ring of entries, filled in place; popping releases the packet. */
@@ -287,6 +295,25 @@ class RoceEgressQueueDisc : public Object
     void MaybeMark(Entry& e, uint8_t priority, uint64_t queueBytes);
     /** \return the queue Dequeue takes from next, or -1 */
     int PickQueue();
+    /**
+     * \brief HPCC-PINT at a frame's departure: fold it into the port's
+     * utilization estimate and, if it asks for the digest, raise its digest
+     * to the estimate's.
+     * \param p the frame leaving
+     * \param stamp it carries a PINT digest
+     */
+    void UpdatePint(const Ptr<Packet>& p, bool stamp);
+
+    /// HPCC-PINT's per-port state, made at the first frame asking for the digest.
+    struct PintState
+    {
+        double u{0};               //!< utilization estimate
+        int64_t lastNs{0};         //!< departure of the previous frame, ns
+        uint32_t lastWireBytes{0}; //!< its bytes on the wire
+        double logBase{0};         //!< RocePintLogBase, read once
+    };
+    std::unique_ptr<PintState> m_pint; //!< null until a frame asks for PINT
+    Time m_pintRtt;                    //!< PintRtt attribute
 
     Ptr<RoceSharedBufferMmu> m_mmu;
     DataRate m_rate;

@@ -117,14 +117,14 @@ RoceSwitchPort::Enqueue(Ptr<Packet> p,
                         uint16_t ingress,
                         uint8_t priority,
                         bool ect,
-                        bool intRequest)
+                        uint8_t telemetry)
 {
     if (m_wdDropMask & (1u << priority))
     {
         WatchdogDropArrival(std::move(p), priority);
         return false;
     }
-    if (m_qdisc->Enqueue(std::move(p), ingress, priority, ect, intRequest))
+    if (m_qdisc->Enqueue(std::move(p), ingress, priority, ect, telemetry))
     {
         TryTransmit();
         return true;
@@ -137,11 +137,11 @@ RoceSwitchPort::DequeueData(uint8_t pausedMask)
 {
     m_qdisc->SetPausedMask(pausedMask & static_cast<uint8_t>(~m_wdIgnoreMask));
     uint8_t priority = 0;
-    bool intRequest = false;
-    Ptr<Packet> p = m_qdisc->Dequeue(&priority, &intRequest);
-    if (p && intRequest)
+    uint8_t telemetry = RoceEgressQueueDisc::TELEMETRY_NONE;
+    Ptr<Packet> p = m_qdisc->Dequeue(&priority, &telemetry);
+    if (p && telemetry == RoceEgressQueueDisc::TELEMETRY_INT)
     {
-        StampInt(p, priority);
+        StampInt(p, priority); // the PINT digest is the queue disc's
     }
     return p;
 }

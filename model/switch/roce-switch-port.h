@@ -77,10 +77,10 @@ class RoceSwitchPort : public RocePfcNetDevice
      * \param ingress the index on the switch of the port it arrived on
      * \param priority its priority (= ingress PG = egress queue)
      * \param ect the frame is ECN-capable
-     * \param intRequest the frame asks for INT records
+     * \param telemetry what it asks of the egress (RoceEgressQueueDisc::TELEMETRY_)
      * \return true if queued, false if the MMU dropped it
      */
-    bool Enqueue(Ptr<Packet> p, uint16_t ingress, uint8_t priority, bool ect, bool intRequest);
+    bool Enqueue(Ptr<Packet> p, uint16_t ingress, uint8_t priority, bool ect, uint8_t telemetry);
 
     static constexpr const char* DROP_PFC_WATCHDOG =
         "pfc-watchdog"; //!< flushed or refused by the PFC watchdog

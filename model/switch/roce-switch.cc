@@ -370,7 +370,9 @@ RoceSwitch::Receive(RoceSwitchPort* in, Ptr<Packet> p, const RoceFrame& frame)
                           static_cast<uint16_t>(in->GetPortIndex()),
                           prio,
                           ect,
-                          frame.intRequest);
+                          frame.intRequest    ? RoceEgressQueueDisc::TELEMETRY_INT
+                          : frame.pintRequest ? RoceEgressQueueDisc::TELEMETRY_PINT
+                                              : RoceEgressQueueDisc::TELEMETRY_NONE);
 }
 
 uint64_t

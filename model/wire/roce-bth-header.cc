@@ -3,6 +3,8 @@
  */
 #include "roce-bth-header.h"
 
+#include "roce-pint-digest.h"
+
 #include "ns3/roce-error.h"
 
 namespace ns3
@@ -32,7 +34,7 @@ void
 RoceBthHeader::Print(std::ostream& os) const
 {
     os << "BTH " << OpcodeName(m_opcode) << " dqp=" << m_destQp << " psn=" << m_psn
-       << (m_ackReq ? " A" : "") << (GetFecn() ? " FECN" : "") << (GetBecn() ? " BECN" : "");
+       << (m_ackReq ? " A" : "") << (m_pintRequest ? " PINT" : "") << (GetFecn() ? " FECN" : "") << (GetBecn() ? " BECN" : "");
 }
 
 uint32_t
@@ -50,7 +52,7 @@ RoceBthHeader::Serialize(Buffer::Iterator start) const
     start.WriteU8(m_ecnBits);
     start.WriteU8((m_destQp >> 16) & 0xFF);
     start.WriteHtonU16(m_destQp & 0xFFFF);
-    start.WriteU8(m_ackReq ? 0x80 : 0x00);
+    start.WriteU8((m_ackReq ? 0x80 : 0x00) | (m_pintRequest ? RocePintDigest::REQUEST_BIT : 0));
     start.WriteU8((m_psn >> 16) & 0xFF);
     start.WriteHtonU16(m_psn & 0xFFFF);
 }
@@ -64,7 +66,9 @@ RoceBthHeader::Deserialize(Buffer::Iterator start)
     m_ecnBits = start.ReadU8();
     uint32_t hi = start.ReadU8();
     m_destQp = (hi << 16) | start.ReadNtohU16();
-    m_ackReq = (start.ReadU8() & 0x80) != 0;
+    const uint8_t b8 = start.ReadU8();
+    m_ackReq = (b8 & 0x80) != 0;
+    m_pintRequest = (b8 & RocePintDigest::REQUEST_BIT) != 0;
     hi = start.ReadU8();
     m_psn = (hi << 16) | start.ReadNtohU16();
     return SIZE;
@@ -208,6 +212,18 @@ bool
 RoceBthHeader::GetAckReq() const
 {
     return m_ackReq;
+}
+
+void
+RoceBthHeader::SetPintRequest(bool request)
+{
+    m_pintRequest = request;
+}
+
+bool
+RoceBthHeader::GetPintRequest() const
+{
+    return m_pintRequest;
 }
 
 void

@@ -119,6 +119,10 @@ class RoceBthHeader : public Header
     void SetAckReq(bool ackReq);
     /** \return acknowledge request bit */
     bool GetAckReq() const;
+    /** \param request ask switches for the PINT digest (byte 8, bit 6; see RocePintDigest) */
+    void SetPintRequest(bool request);
+    /** \return true if the packet carries a PINT digest */
+    bool GetPintRequest() const;
     /** \param psn packet sequence number; only the low 24 bits are kept */
     void SetPsn(uint32_t psn);
     /** \return packet sequence number (24 bit) */
@@ -152,6 +156,7 @@ class RoceBthHeader : public Header
     uint8_t m_ecnBits{0}; //!< FECN(7) BECN(6) INT request(5) INT hops(4-0)
     uint32_t m_destQp{0};
     bool m_ackReq{false};
+    bool m_pintRequest{false};
     uint32_t m_psn{0};
 };
 

@@ -60,6 +60,7 @@ struct RoceFrame
     uint8_t bthByte4{0};    //!< BTH byte 4: FECN, BECN, INT request, INT hops
     uint16_t pkey{0};       //!< BTH P_Key
     bool ackReq{false};     //!< BTH AckReq
+    bool pintRequest{false}; //!< BTH byte 8 bit 6: a PINT digest before the ICRC
     uint32_t psn{0};        //!< BTH PSN
     bool hasAeth{false};    //!< the frame holds AETH_BYTES after the BTH
     uint32_t aeth{0};       //!< those bytes, big-endian: syndrome << 24 | MSN
@@ -115,6 +116,7 @@ struct RoceFrame
         f.bthByte4 = bth[4];
         f.intRequest = (bth[4] & 0x20) != 0;
         f.ackReq = (bth[8] & 0x80) != 0;
+        f.pintRequest = (bth[8] & 0x40) != 0;
         f.psn = (uint32_t(bth[9]) << 16) | (uint32_t(bth[10]) << 8) | bth[11];
         if (n == PARSE_BYTES)
         {

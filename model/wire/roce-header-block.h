@@ -113,10 +113,18 @@ class RoceHeaderBlock : public Header
         b = static_cast<uint8_t>((b & 0xE0) | (hops & 0x1F));
     }
 
-    /** \param ackReq BTH AckReq bit */
+    /** \param ackReq BTH AckReq bit (byte 8, bit 7) */
     void SetAckReq(bool ackReq)
     {
-        m_bytes[BTH_OFFSET + 8] = ackReq ? 0x80 : 0x00;
+        uint8_t& b = m_bytes[BTH_OFFSET + 8];
+        b = static_cast<uint8_t>((b & 0x7F) | (ackReq ? 0x80 : 0));
+    }
+
+    /** \param request BTH PINT-request bit (byte 8, bit 6; see RocePintDigest) */
+    void SetPintRequest(bool request)
+    {
+        uint8_t& b = m_bytes[BTH_OFFSET + 8];
+        b = static_cast<uint8_t>((b & 0xBF) | (request ? 0x40 : 0));
     }
 
     /** \param psn BTH PSN (24 bits) */

@@ -190,11 +190,11 @@ class EgressFifoRingTestCase : public TestCase
         for (uint32_t i = 0; i < n3; ++i)
         {
             uint8_t prio = 99;
-            bool intRequest = true;
-            Ptr<Packet> p = q->Dequeue(&prio, &intRequest);
+            uint8_t telemetry = 99;
+            Ptr<Packet> p = q->Dequeue(&prio, &telemetry);
             NS_TEST_ASSERT_MSG_EQ(p, expect3[i], "priority 3 out of order at " << i);
             NS_TEST_ASSERT_MSG_EQ(+prio, 3, "reported priority");
-            NS_TEST_ASSERT_MSG_EQ(intRequest, false, "reported INT request");
+            NS_TEST_ASSERT_MSG_EQ(+telemetry, +RoceEgressQueueDisc::TELEMETRY_NONE, "telemetry");
         }
         for (uint32_t i = 0; i < n1; ++i)
         {
@@ -206,14 +206,14 @@ class EgressFifoRingTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(q->GetQueueBytes(3), 0, "drained priority 3");
         NS_TEST_ASSERT_MSG_EQ(q->GetMaxQueueBytes(3), uint64_t(n3) * frame, "max stays");
         NS_TEST_ASSERT_MSG_EQ(mmu->GetTotalBytes(), 0, "MMU released everything");
-        // INT request and priority come back with the frame.
+        // The telemetry code and priority come back with the frame.
         Ptr<Packet> p = RoceFrameBytes(PAYLOAD, 26, 0, true);
-        q->Enqueue(p, 0, 6, false, true);
+        q->Enqueue(p, 0, 6, false, RoceEgressQueueDisc::TELEMETRY_INT);
         uint8_t prio = 0;
-        bool intRequest = false;
-        NS_TEST_ASSERT_MSG_EQ(q->Dequeue(&prio, &intRequest), p, "the frame");
+        uint8_t telemetry = 0;
+        NS_TEST_ASSERT_MSG_EQ(q->Dequeue(&prio, &telemetry), p, "the frame");
         NS_TEST_ASSERT_MSG_EQ(+prio, 6, "its priority");
-        NS_TEST_ASSERT_MSG_EQ(intRequest, true, "its INT request");
+        NS_TEST_ASSERT_MSG_EQ(+telemetry, +RoceEgressQueueDisc::TELEMETRY_INT, "its telemetry");
         q->Dispose();
         Simulator::Destroy();
     }
