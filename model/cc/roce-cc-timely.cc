@@ -156,9 +156,15 @@ RoceCcTimely::OnAck(const RoceAckEvent& ack)
         return;
     }
     double rtt = ack.rtt.GetSeconds();
-    double newDiff = m_havePrev ? rtt - m_prevRtt : 0.0;
+    if (!m_havePrev)
+    {
+        // A gradient needs two samples: the first only sets prev_rtt.
+        m_prevRtt = rtt;
+        m_havePrev = true;
+        return;
+    }
+    double newDiff = rtt - m_prevRtt;
     m_prevRtt = rtt;
-    m_havePrev = true;
     m_rttDiff = (1.0 - m_ewmaWeight) * m_rttDiff + m_ewmaWeight * newDiff;
     Time minRtt = m_minRttAttr.IsStrictlyPositive() ? m_minRttAttr : GetBaseRtt();
     m_gradient = minRtt.IsStrictlyPositive() ? m_rttDiff / minRtt.GetSeconds() : 0.0;

@@ -34,7 +34,7 @@ namespace ns3
  *
  * The rate starts at line rate and stays in [MinRate, line rate]; there is no
  * window. minRTT is the MinRtt attribute, or GetBaseRtt() when it is 0. The
- * first sample has no predecessor and counts as new_rtt_diff = 0. The
+ * first sample only sets prev_rtt: the rate moves from the second on. The
  * negative-gradient run counts only gradient-region events with a gradient
  * below zero; any other event ends it. With HaiCount Increases, n =
  * HaiFactor instead once HaiThreshold increases of either kind (T_low's

@@ -138,6 +138,9 @@ class TimelyArithmeticTestCase : public TestCase
         };
         const double tol = 1; // bit/s
 
+        // The first sample only sets prev_rtt.
+        sample(5);
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRttGradient(), 0.0, 1e-12, "no gradient yet");
         // Below T_low: + delta, but never above line rate.
         sample(5);
         NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), 100e9, tol, "rate above line rate");
@@ -216,6 +219,8 @@ class TimelyHaiCountTestCase : public TestCase
             cc->OnAck(ack);
         };
         const double tol = 1; // bit/s
+        sample(500); // the first sample only sets prev_rtt, even above T_high
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), 100e9, tol, "the first sample acted");
         sample(150); // T_high: 100G x 11/15, the count starts at 0
         const double cut = 100e9 * 11 / 15;
         NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), cut, tol, "T_high rule");
