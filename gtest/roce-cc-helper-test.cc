@@ -21,6 +21,7 @@
 #include "ns3/roce-cc-dcqcn.h"
 #include "ns3/roce-cc-dctcp.h"
 #include "ns3/roce-cc-helper.h"
+#include "ns3/roce-cc-hpcc-pint.h"
 #include "ns3/roce-cc-hpcc.h"
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-helper.h"
@@ -45,6 +46,7 @@ struct Marking
     uint32_t kmax{0};    //!< EcnKmax, bytes
     double pmax{0};      //!< EcnPmax
     uint64_t atRate{0};  //!< EcnThresholdRate, bit/s
+    Time pintRtt;        //!< PintRtt
 };
 
 /** \param node a switch with at least one port \return its first port's marking */
@@ -74,6 +76,9 @@ MarkingOf(Ptr<Node> node)
     m.kmax = kmax.Get().GetValue();
     m.pmax = pmax.Get();
     m.atRate = atRate.Get().GetBitRate();
+    TimeValue pintRtt;
+    q->GetAttribute("PintRtt", pintRtt);
+    m.pintRtt = pintRtt.Get();
     return m;
 }
 
@@ -161,6 +166,18 @@ TEST(RoceCcHelper, HpccAndNoneKeepTheDefaultMarking)
     EXPECT_EQ(marking.kmin, defaults.kmin);
     EXPECT_EQ(marking.kmax, defaults.kmax);
     EXPECT_DOUBLE_EQ(marking.pmax, defaults.pmax);
+}
+
+TEST(RoceCcHelper, HpccPintGivesTheSwitchesItsBaseRtt)
+{
+    // Without a BaseRtt the switches keep PintRtt 0 (a PINT frame then
+    // aborts, naming the attribute); with one, they average over it.
+    auto [plain, none] = Apply(RoceCcHelper("hpcc-pint"));
+    EXPECT_TRUE(DynamicCast<RoceCcHpccPint>(plain));
+    EXPECT_EQ(none.pintRtt, Time(0));
+    RoceCcHelper cc("hpcc-pint");
+    cc.SetAttribute("BaseRtt", TimeValue(MicroSeconds(9)));
+    EXPECT_EQ(Apply(cc).second.pintRtt, MicroSeconds(9));
 }
 
 TEST(RoceCcHelper, AttributesOverThePreset)

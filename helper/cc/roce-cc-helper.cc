@@ -169,6 +169,17 @@ RoceCcHelper::ConfigureSwitches(RoceSwitchHelper& switches) const
             switches.SetQueueDiscAttribute("EcnEnabled", BooleanValue(true));
         }
     }
+    else if (m_tid.GetName() == "ns3::RoceCcHpccPint" && !DefaultChanged(QueueDiscType(), "PintRtt"))
+    {
+        // The switches' utilization averages over the T the senders use.
+        for (const auto& [name, value] : m_attributes)
+        {
+            if (name == "BaseRtt")
+            {
+                switches.SetQueueDiscAttribute("PintRtt", *value);
+            }
+        }
+    }
     else if (IsDctcp())
     {
         // A K the program chose here wins; else a changed ECN default does.

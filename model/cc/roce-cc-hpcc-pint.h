@@ -79,11 +79,11 @@ class RoceCcHpccPint : public RoceCongestionOps
 
   private:
     // attributes
-    double m_eta{0.95};        //!< target utilisation eta
-    uint32_t m_maxStage{0};    //!< additive increases before a multiplicative step
-    DataRate m_rateAi;         //!< additive increase per update
-    DataRate m_minRate;        //!< the rate never falls below this
-    double m_sampleProb{1.0};  //!< share of ACKs read
+    double m_eta{0.95};       //!< target utilisation eta
+    uint32_t m_maxStage{0};   //!< additive increases before a multiplicative step
+    DataRate m_rateAi;        //!< additive increase per update
+    DataRate m_minRate;       //!< the rate never falls below this
+    double m_sampleProb{1.0}; //!< share of ACKs read
 
     // state
     double m_u{0};               //!< U of the last digest read

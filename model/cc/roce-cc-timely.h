@@ -81,16 +81,16 @@ class RoceCcTimely : public RoceCongestionOps
 
   private:
     // attributes
-    Time m_tLow;             //!< T_low
-    Time m_tHigh;            //!< T_high
-    double m_beta;           //!< multiplicative decrease factor
-    double m_ewmaWeight;     //!< a, weight of the newest RTT difference
-    DataRate m_delta;        //!< additive increase step
-    uint32_t m_haiThreshold; //!< negative gradients in a row before HAI
-    uint32_t m_haiFactor;    //!< HAI multiplies delta by this
+    Time m_tLow;                                 //!< T_low
+    Time m_tHigh;                                //!< T_high
+    double m_beta;                               //!< multiplicative decrease factor
+    double m_ewmaWeight;                         //!< a, weight of the newest RTT difference
+    DataRate m_delta;                            //!< additive increase step
+    uint32_t m_haiThreshold;                     //!< negative gradients in a row before HAI
+    uint32_t m_haiFactor;                        //!< HAI multiplies delta by this
     HaiCount m_haiCount{HAI_NEGATIVE_GRADIENTS}; //!< what starts HAI
-    Time m_minRttAttr;       //!< gradient normaliser (0 = GetBaseRtt())
-    DataRate m_minRate;      //!< the rate never falls below this
+    Time m_minRttAttr;                           //!< gradient normaliser (0 = GetBaseRtt())
+    DataRate m_minRate;                          //!< the rate never falls below this
 
     // state
     double m_prevRtt{0};            //!< previous sample, s

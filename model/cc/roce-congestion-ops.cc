@@ -153,7 +153,7 @@ RoceCongestionOps::GetTypeId()
                           MakeTimeChecker(Time(0)))
             .AddAttribute("RateWindow",
                           "A window that follows the rate, for the algorithms that keep "
-                          "none of their own (DCQCN, TIMELY, dctcp-rate): RateWindow x rate "
+                          "none of their own (DCQCN, TIMELY, dctcp-rate, hpcc-pint): RateWindow x rate "
                           "/ line rate payload bytes, at least 1 (the HPCC simulator's "
                           "VAR_WIN 1, with its bandwidth-delay product here). 0: none. "
                           "HPCC and DCTCP, which keep their own window, refuse it.",

@@ -379,12 +379,7 @@ RoceQueuePair::Headers()
     bth.SetDestQp(m_remoteQpn);
     m_nic->InitHeaderBlock(t->data, m_remoteAddress, m_sourcePort, m_priority, true, bth);
     bth.SetOpcode(RoceBthHeader::ACKNOWLEDGE);
-    m_nic->InitHeaderBlock(t->ack,
-                           m_remoteAddress,
-                           m_sourcePort,
-                           ackPriority,
-                           false,
-                           bth);
+    m_nic->InitHeaderBlock(t->ack, m_remoteAddress, m_sourcePort, ackPriority, false, bth);
     t->generation = m_nic->GetHeaderGeneration();
     t->sourcePort = m_sourcePort;
     t->dscp = dscp;

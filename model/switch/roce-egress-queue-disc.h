@@ -276,11 +276,11 @@ class RoceEgressQueueDisc : public Object
     /** A queued frame and what the switch learned about it on ingress. */
     struct Entry
     {
-        Ptr<Packet> packet;     //!< the frame
-        uint32_t size{0};       //!< its size in bytes (what the MMU counts)
-        uint16_t ingress{0};    //!< ingress port index (MMU accounting)
-        bool ect{false};        //!< ECN-capable and not yet marked
-        uint8_t telemetry{0};   //!< what to stamp at egress (TELEMETRY_ code)
+        Ptr<Packet> packet;   //!< the frame
+        uint32_t size{0};     //!< its size in bytes (what the MMU counts)
+        uint16_t ingress{0};  //!< ingress port index (MMU accounting)
+        bool ect{false};      //!< ECN-capable and not yet marked
+        uint8_t telemetry{0}; //!< what to stamp at egress (TELEMETRY_ code)
     };
 
     /** A priority's queue: a ring of entries, filled in place; popping releases the packet. */
@@ -312,6 +312,7 @@ class RoceEgressQueueDisc : public Object
         uint32_t lastWireBytes{0}; //!< its bytes on the wire
         double logBase{0};         //!< RocePintLogBase, read once
     };
+
     std::unique_ptr<PintState> m_pint; //!< null until a frame asks for PINT
     Time m_pintRtt;                    //!< PintRtt attribute
 

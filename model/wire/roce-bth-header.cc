@@ -34,7 +34,8 @@ void
 RoceBthHeader::Print(std::ostream& os) const
 {
     os << "BTH " << OpcodeName(m_opcode) << " dqp=" << m_destQp << " psn=" << m_psn
-       << (m_ackReq ? " A" : "") << (m_pintRequest ? " PINT" : "") << (GetFecn() ? " FECN" : "") << (GetBecn() ? " BECN" : "");
+       << (m_ackReq ? " A" : "") << (m_pintRequest ? " PINT" : "") << (GetFecn() ? " FECN" : "")
+       << (GetBecn() ? " BECN" : "");
 }
 
 uint32_t

@@ -45,27 +45,27 @@ struct RoceFrame
     static constexpr uint32_t PARSE_BYTES = HEADER_BYTES + AETH_BYTES; //!< bytes read per frame
     static constexpr uint32_t ECN_OFFSET = ETH_BYTES + 1; //!< byte holding DSCP and ECN
 
-    uint16_t etherType{0};  //!< EtherType
-    uint8_t dscp{0};        //!< IPv4 DSCP (0 if not IPv4)
-    uint8_t ecn{0};         //!< IPv4 ECN codepoint (0 if not IPv4)
-    uint8_t ipProto{0};     //!< IPv4 protocol
-    uint32_t srcIp{0};      //!< IPv4 source, host order
-    uint32_t dstIp{0};      //!< IPv4 destination, host order
-    uint16_t sport{0};      //!< UDP source port
-    uint16_t dport{0};      //!< UDP destination port
-    uint8_t opcode{0};      //!< BTH opcode (RoCE frames only)
-    uint32_t destQp{0};     //!< BTH destination QP (RoCE frames only)
-    bool intRequest{false}; //!< BTH asks switches for INT records
-    uint8_t bthFlags{0};    //!< BTH byte 1: SE, M, PadCnt, TVer
-    uint8_t bthByte4{0};    //!< BTH byte 4: FECN, BECN, INT request, INT hops
-    uint16_t pkey{0};       //!< BTH P_Key
-    bool ackReq{false};     //!< BTH AckReq
+    uint16_t etherType{0};   //!< EtherType
+    uint8_t dscp{0};         //!< IPv4 DSCP (0 if not IPv4)
+    uint8_t ecn{0};          //!< IPv4 ECN codepoint (0 if not IPv4)
+    uint8_t ipProto{0};      //!< IPv4 protocol
+    uint32_t srcIp{0};       //!< IPv4 source, host order
+    uint32_t dstIp{0};       //!< IPv4 destination, host order
+    uint16_t sport{0};       //!< UDP source port
+    uint16_t dport{0};       //!< UDP destination port
+    uint8_t opcode{0};       //!< BTH opcode (RoCE frames only)
+    uint32_t destQp{0};      //!< BTH destination QP (RoCE frames only)
+    bool intRequest{false};  //!< BTH asks switches for INT records
+    uint8_t bthFlags{0};     //!< BTH byte 1: SE, M, PadCnt, TVer
+    uint8_t bthByte4{0};     //!< BTH byte 4: FECN, BECN, INT request, INT hops
+    uint16_t pkey{0};        //!< BTH P_Key
+    bool ackReq{false};      //!< BTH AckReq
     bool pintRequest{false}; //!< BTH byte 8 bit 6: a PINT digest before the ICRC
-    uint32_t psn{0};        //!< BTH PSN
-    bool hasAeth{false};    //!< the frame holds AETH_BYTES after the BTH
-    uint32_t aeth{0};       //!< those bytes, big-endian: syndrome << 24 | MSN
-    bool isIpv4{false};     //!< IPv4 frame with a 20-byte header
-    bool isRoce{false};     //!< IPv4/UDP to port 4791 with a BTH
+    uint32_t psn{0};         //!< BTH PSN
+    bool hasAeth{false};     //!< the frame holds AETH_BYTES after the BTH
+    uint32_t aeth{0};        //!< those bytes, big-endian: syndrome << 24 | MSN
+    bool isIpv4{false};      //!< IPv4 frame with a 20-byte header
+    bool isRoce{false};      //!< IPv4/UDP to port 4791 with a BTH
 
     /**
      * \brief Read the fields of a frame.

@@ -34,8 +34,8 @@ namespace ns3
 class RocePintDigest
 {
   public:
-    static constexpr uint32_t SIZE = 2;        //!< bytes on the wire
-    static constexpr uint32_t SCALE = 512;     //!< utilization units per 1.0
+    static constexpr uint32_t SIZE = 2;          //!< bytes on the wire
+    static constexpr uint32_t SCALE = 512;       //!< utilization units per 1.0
     static constexpr uint8_t REQUEST_BIT = 0x40; //!< in BTH byte 8
 
     /**

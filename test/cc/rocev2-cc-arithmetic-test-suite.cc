@@ -219,7 +219,7 @@ class TimelyHaiCountTestCase : public TestCase
             cc->OnAck(ack);
         };
         const double tol = 1; // bit/s
-        sample(500); // the first sample only sets prev_rtt, even above T_high
+        sample(500);          // the first sample only sets prev_rtt, even above T_high
         NS_TEST_ASSERT_MSG_EQ_TOL(cc->GetRate(), 100e9, tol, "the first sample acted");
         sample(150); // T_high: 100G x 11/15, the count starts at 0
         const double cut = 100e9 * 11 / 15;

@@ -406,8 +406,8 @@ class RoceNicAckClassPauseTestCase : public TestCase
 
         Time done = Time::Max();
         s->PostWrite(4 * mtu, MakeCallback(+[](Time* t, const RoceCompletion&) {
-                                               *t = Simulator::Now();
-                                           }).Bind(&done));
+                                  *t = Simulator::Now();
+                              }).Bind(&done));
         Simulator::Run();
 
         NS_TEST_ASSERT_MSG_GT(rx.frames.size(), 0u, "ACKs sent");
