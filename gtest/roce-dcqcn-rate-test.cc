@@ -8,13 +8,19 @@
  */
 #include "roce-gtest-error.h"
 
+#include "ns3/double.h"
+#include "ns3/nstime.h"
 #include "ns3/roce-cc-dcqcn-preset.h"
 #include "ns3/roce-cc-dcqcn.h"
 #include "ns3/roce-cc-helper.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-switch-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 #include <gtest/gtest.h>
 #include <string>
 
@@ -146,6 +152,76 @@ TEST(DcqcnPreset, UnknownNameIsFatal)
     EXPECT_ROCE_ERROR(
         RoceDcqcnPreset::Get("paper-2016"),
         "unknown DCQCN preset 'paper-2016' \\(known: paper-2015, nvidia-cx, hpcc-sim\\)");
+}
+
+TEST(DcqcnRate, AlphaTimerWithACnpAndADecreaseThatLeavesAlpha)
+{
+    RoceDcqcnRpParams p = PresetParams("hpcc-sim");
+    const double g = p.g;
+    RoceDcqcnRateMachine m;
+    m.Init(p);
+    m.AlphaTimer(3); // three periods without a CNP: (1-g)^3
+    EXPECT_DOUBLE_EQ(m.GetAlpha(), std::pow(1 - g, 3));
+    const double a = m.GetAlpha();
+    m.AlphaTimer(3, true); // a CNP in the first: (1-g)^2 ((1-g) a + g)
+    EXPECT_DOUBLE_EQ(m.GetAlpha(), ((1 - g) * a + g) * (1 - g) * (1 - g));
+    const double b = m.GetAlpha();
+    m.Decrease(false); // the rate falls by b/2, alpha stays
+    EXPECT_DOUBLE_EQ(m.GetAlpha(), b);
+    EXPECT_DOUBLE_EQ(m.GetRate(), LINE * (1 - b / 2));
+    m.ResetAlpha();
+    EXPECT_DOUBLE_EQ(m.GetAlpha(), p.initialAlpha);
+}
+
+/**
+ * AlphaUpdate on a queue pair's DCQCN, 100 Gb/s, alpha period 1 us,
+ * decrease period 4 us, g = 1/256: CNPs at 100, 100.5 and 103.5 us.
+ * OnCnp (the paper): alpha decayed from Init, 100 periods, before the first
+ * cut. PerInterval (ConnectX, the HPCC simulator): the first CNP sets
+ * alpha to 1 and starts the timer; the periods [100, 101) and [103, 104)
+ * saw CNPs, the others decay; the decrease deferred to 104 us cuts by the
+ * alpha of that moment and leaves it.
+ */
+TEST(DcqcnRate, AlphaUpdatePerIntervalFollowsConnectX)
+{
+    const double g = 1.0 / 256;
+    auto make = [g](const char* rule) {
+        Ptr<RoceCcDcqcn> cc = CreateObject<RoceCcDcqcn>();
+        cc->SetAttribute("AlphaUpdate", StringValue(rule));
+        cc->SetAttribute("AlphaUpdateInterval", TimeValue(MicroSeconds(1)));
+        cc->SetAttribute("RateDecreasePeriod", TimeValue(MicroSeconds(4)));
+        cc->SetAttribute("G", DoubleValue(g));
+        cc->SetAttribute("InitialAlpha", DoubleValue(1.0));
+        cc->SetAttribute("ByteCounter", UintegerValue(0));
+        RoceCcContext ctx;
+        ctx.lineRate = DataRate("100Gbps");
+        cc->Init(ctx);
+        return cc;
+    };
+    Ptr<RoceCcDcqcn> paper = make("OnCnp");
+    Ptr<RoceCcDcqcn> cx = make("PerInterval");
+    double paperFirst = 0;
+    double cxFirst = 0;
+    double cxAt104 = 0;
+    double cxAlpha110 = 0;
+    Simulator::Schedule(MicroSeconds(100), [&]() {
+        paper->OnCnp();
+        cx->OnCnp();
+        paperFirst = paper->GetRate();
+        cxFirst = cx->GetRate();
+    });
+    Simulator::Schedule(NanoSeconds(100500), [&]() { cx->OnCnp(); });
+    Simulator::Schedule(NanoSeconds(103500), [&]() { cx->OnCnp(); });
+    Simulator::Schedule(NanoSeconds(104001), [&]() { cxAt104 = cx->GetRate(); });
+    Simulator::Schedule(MicroSeconds(110), [&]() { cxAlpha110 = cx->GetAlpha(); });
+    Simulator::Run();
+    Simulator::Destroy();
+    const double a100 = std::pow(1 - g, 100);
+    EXPECT_NEAR(paperFirst, LINE * (1 - a100 / 2), 1);
+    EXPECT_NEAR(cxFirst, LINE / 2, 1);
+    const double a104 = std::pow(1 - g, 3) + g; // [100,101) raised, two decayed, [103,104) raised
+    EXPECT_NEAR(cxAt104, LINE / 2 * (1 - a104 / 2), 1);
+    EXPECT_NEAR(cxAlpha110, a104 * std::pow(1 - g, 6), 1e-12);
 }
 
 TEST(DcqcnRate, FirstCnpHalvesTheRateWithAlphaOne)

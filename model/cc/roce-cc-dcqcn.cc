@@ -33,7 +33,7 @@ RoceDcqcnRateMachine::Init(const RoceDcqcnRpParams& p)
 }
 
 void
-RoceDcqcnRateMachine::Decrease()
+RoceDcqcnRateMachine::Decrease(bool raiseAlpha)
 {
     if (m_p.clampTargetRate || m_increased)
     {
@@ -41,14 +41,22 @@ RoceDcqcnRateMachine::Decrease()
     }
     double factor = std::max(1.0 - m_alpha / 2.0, m_p.minDecreaseFactor);
     m_rc = std::max(m_rc * factor, m_p.minRate);
-    m_alpha = (1.0 - m_p.g) * m_alpha + m_p.g;
+    if (raiseAlpha)
+    {
+        m_alpha = (1.0 - m_p.g) * m_alpha + m_p.g;
+    }
     m_t = m_bc = 0;
     m_increased = false;
 }
 
 void
-RoceDcqcnRateMachine::AlphaTimer(uint64_t periods)
+RoceDcqcnRateMachine::AlphaTimer(uint64_t periods, bool cnpInFirst)
 {
+    if (periods > 0 && cnpInFirst)
+    {
+        m_alpha = (1.0 - m_p.g) * m_alpha + m_p.g;
+        --periods;
+    }
     if (periods <= 64)
     {
         for (uint64_t i = 0; i < periods; ++i)
@@ -60,6 +68,12 @@ RoceDcqcnRateMachine::AlphaTimer(uint64_t periods)
     {
         m_alpha *= std::pow(1.0 - m_p.g, static_cast<double>(periods));
     }
+}
+
+void
+RoceDcqcnRateMachine::ResetAlpha()
+{
+    m_alpha = m_p.initialAlpha;
 }
 
 RoceDcqcnRateMachine::Stage
@@ -262,6 +276,17 @@ RoceCcDcqcn::GetTypeId()
                 TimeValue(MicroSeconds(50)),
                 MakeTimeAccessor(&RoceCcDcqcn::SetCnpInterval, &RoceCcDcqcn::GetCnpInterval),
                 MakeTimeChecker(Time(0)))
+            .AddAttribute(
+                "AlphaUpdate",
+                "How alpha follows the CNPs. OnCnp (the paper): each rate decrease sets "
+                "alpha <- (1-g) alpha + g and restarts the alpha timer, every "
+                "AlphaUpdateInterval without one decays it. PerInterval (ConnectX, and the "
+                "HPCC simulator's DCQCN): the first CNP sets alpha to InitialAlpha and starts "
+                "the timer; then every AlphaUpdateInterval sets alpha <- (1-g) alpha + g if a "
+                "CNP arrived in it, (1-g) alpha if none did, and decreases leave alpha alone.",
+                EnumValue(ALPHA_ON_CNP),
+                MakeEnumAccessor(&RoceCcDcqcn::m_alphaUpdate),
+                MakeEnumChecker(ALPHA_ON_CNP, "OnCnp", ALPHA_PER_INTERVAL, "PerInterval"))
             .AddAttribute("IdleTimers",
                           "What the rate-increase timer does while the queue pair has nothing "
                           "to send: run (fire until the rate is back at line rate) or sleep "
@@ -338,7 +363,8 @@ RoceCcDcqcn::RoceCcDcqcn(const RoceCcDcqcn& other)
       m_byteCounter(other.m_byteCounter),
       m_decreasePeriod(other.m_decreasePeriod),
       m_cnpInterval(other.m_cnpInterval),
-      m_idleTimers(other.m_idleTimers)
+      m_idleTimers(other.m_idleTimers),
+      m_alphaUpdate(other.m_alphaUpdate)
 {
     m_rm.GetParams() = other.m_rm.GetParams(); // the attributes; the state starts afresh
 }
@@ -423,6 +449,8 @@ RoceCcDcqcn::Init(const RoceCcContext& ctx)
     double oldTarget = m_rm.GetTargetRate();
     m_rm.Init(GetRpParams(ctx.lineRate));
     m_alphaAnchor = Simulator::Now().GetTimeStep();
+    m_alphaStarted = false;
+    m_cnpInPeriod = false;
     Publish(oldAlpha, oldTarget);
 }
 
@@ -464,12 +492,18 @@ RoceCcDcqcn::Publish(double oldAlpha, double oldTarget)
 void
 RoceCcDcqcn::CatchUpAlpha()
 {
+    if (m_alphaUpdate == ALPHA_PER_INTERVAL && !m_alphaStarted)
+    {
+        return; // the timer starts at the first CNP
+    }
     int64_t periods = (Simulator::Now().GetTimeStep() - m_alphaAnchor) / m_alphaInterval;
     if (periods <= 0)
     {
         return;
     }
-    m_rm.AlphaTimer(static_cast<uint64_t>(periods));
+    // PerInterval: the period that saw a CNP raises alpha, the rest decay it.
+    m_rm.AlphaTimer(static_cast<uint64_t>(periods), m_cnpInPeriod);
+    m_cnpInPeriod = false;
     m_alphaAnchor += m_alphaInterval * periods;
 }
 
@@ -504,6 +538,20 @@ void
 RoceCcDcqcn::OnCnp()
 {
     Refresh(); // the increases that fell before this CNP
+    if (m_alphaUpdate == ALPHA_PER_INTERVAL)
+    {
+        if (!m_alphaStarted)
+        {
+            m_alphaStarted = true;
+            m_rm.ResetAlpha();
+            m_alphaAnchor = Simulator::Now().GetTimeStep();
+        }
+        else
+        {
+            CatchUpAlpha(); // close the periods before this CNP
+            m_cnpInPeriod = true;
+        }
+    }
     if (m_decreaseState && m_decreaseState->cnpPending)
     {
         // The deferred decrease (due now or later) answers this CNP too. A CNP
@@ -538,14 +586,17 @@ RoceCcDcqcn::DoDecrease()
     double oldAlpha = m_rm.GetAlpha();
     double oldTarget = m_rm.GetTargetRate();
     CatchUpAlpha();
-    m_rm.Decrease();
+    m_rm.Decrease(m_alphaUpdate == ALPHA_ON_CNP);
     ++m_decreases;
     if (!m_decreaseState)
     {
         m_decreaseState = std::make_unique<DecreaseState>();
     }
     m_decreaseState->lastDecrease = Simulator::Now();
-    m_alphaAnchor = Simulator::Now().GetTimeStep(); // the alpha timer restarts at every CNP
+    if (m_alphaUpdate == ALPHA_ON_CNP)
+    {
+        m_alphaAnchor = Simulator::Now().GetTimeStep(); // the alpha timer restarts at every CNP
+    }
     m_bytesSinceBc = 0;
     Publish(oldAlpha, oldTarget);
     Simulator::Remove(m_increaseEvent);

@@ -75,14 +75,23 @@ class RoceDcqcnRateMachine
      */
     void Init(const RoceDcqcnRpParams& p);
 
-    /** \brief React to a CNP: cut the rate, raise alpha, reset the counters. */
-    void Decrease();
+    /**
+     * \brief React to a CNP: cut the rate, raise alpha, reset the counters.
+     * \param raiseAlpha alpha <- (1 - g) alpha + g (false: alpha follows
+     * its timer alone, RoceCcDcqcn's AlphaUpdate PerInterval)
+     */
+    void Decrease(bool raiseAlpha = true);
 
     /**
-     * \brief Alpha periods passed without a CNP: alpha <- (1 - g)^n alpha.
+     * \brief Alpha periods passed: alpha <- (1 - g)^n alpha, or with a CNP
+     * in the first of them (1 - g)^(n-1) ((1 - g) alpha + g).
      * \param periods n
+     * \param cnpInFirst a CNP arrived in the first period
      */
-    void AlphaTimer(uint64_t periods = 1);
+    void AlphaTimer(uint64_t periods = 1, bool cnpInFirst = false);
+
+    /** \brief alpha <- InitialAlpha (the first CNP, with AlphaUpdate PerInterval). */
+    void ResetAlpha();
 
     /** \brief The rate-increase timer expired. \return the stage applied */
     Stage TimerExpired();
@@ -160,6 +169,13 @@ class RoceCcDcqcn : public RoceCongestionOps
      * \return the object TypeId
      */
     static TypeId GetTypeId();
+
+    /** How alpha follows the CNPs (the AlphaUpdate attribute). */
+    enum AlphaUpdate
+    {
+        ALPHA_ON_CNP,       //!< each decrease raises alpha; the timer decays it (the paper)
+        ALPHA_PER_INTERVAL, //!< each timer period raises it if a CNP came, else decays it
+    };
 
     /** What the rate-increase timer does while the queue pair is idle. */
     enum IdleTimers
@@ -321,9 +337,12 @@ class RoceCcDcqcn : public RoceCongestionOps
     EventId m_increaseEvent;
     uint64_t m_bytesSinceBc{0};
     uint64_t m_decreases{0};
-    int64_t m_nextIncrease{0};           //!< while asleep: the timer's next expiry, time steps
-    IdleTimers m_idleTimers{IDLE_SLEEP}; //!< IdleTimers attribute
-    int64_t m_lastCnpSent{NEVER};        //!< NP: when this QP last asked for a CNP, time steps
+    int64_t m_nextIncrease{0};               //!< while asleep: the timer's next expiry, time steps
+    IdleTimers m_idleTimers{IDLE_SLEEP};     //!< IdleTimers attribute
+    AlphaUpdate m_alphaUpdate{ALPHA_ON_CNP}; //!< AlphaUpdate attribute
+    bool m_alphaStarted{false};              //!< PerInterval: the first CNP came
+    bool m_cnpInPeriod{false};               //!< PerInterval: a CNP in the current period
+    int64_t m_lastCnpSent{NEVER};            //!< NP: when this QP last asked for a CNP, time steps
 
     /** m_lastCnpSent before the first CNP */
     static constexpr int64_t NEVER = std::numeric_limits<int64_t>::min();
