@@ -12,6 +12,7 @@
 #include "ns3/pointer.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/roce-bth-header.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-error.h"
 #include "ns3/string.h"
@@ -21,6 +22,27 @@
 
 namespace ns3
 {
+
+namespace
+{
+
+/**
+ * \param f a frame
+ * \return what its egress stamps: an INT record or a PINT digest on data
+ * frames that ask (an ACK carries the digest it echoes: it is not raised)
+ */
+uint8_t
+Telemetry(const RoceFrame& f)
+{
+    if (f.intRequest)
+    {
+        return RoceEgressQueueDisc::TELEMETRY_INT;
+    }
+    return f.pintRequest && RoceBthHeader::IsData(f.opcode) ? RoceEgressQueueDisc::TELEMETRY_PINT
+                                                            : RoceEgressQueueDisc::TELEMETRY_NONE;
+}
+
+} // namespace
 
 NS_LOG_COMPONENT_DEFINE("RoceSwitch");
 NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
@@ -370,9 +392,7 @@ RoceSwitch::Receive(RoceSwitchPort* in, Ptr<Packet> p, const RoceFrame& frame)
                           static_cast<uint16_t>(in->GetPortIndex()),
                           prio,
                           ect,
-                          frame.intRequest    ? RoceEgressQueueDisc::TELEMETRY_INT
-                          : frame.pintRequest ? RoceEgressQueueDisc::TELEMETRY_PINT
-                                              : RoceEgressQueueDisc::TELEMETRY_NONE);
+                          Telemetry(frame));
 }
 
 uint64_t

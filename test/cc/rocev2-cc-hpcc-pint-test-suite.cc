@@ -216,6 +216,105 @@ class PintWireTestCase : public TestCase
     }
 };
 
+/**
+ * \ingroup rocev2
+ * Switches raise the digest of data frames only: two hosts on one switch
+ * send to each other at once (1 MB each way, HPCC-PINT), so every port
+ * carries data and ACKs. The digests of the ACKs host B sends arrive at
+ * host A unchanged and in order (the switch's port to A is as busy as the
+ * one to B, so raising ACK digests there would change some of them), and
+ * the data frames arriving at either host carry digests the switch raised
+ * above zero.
+ */
+class PintAckDigestTestCase : public TestCase
+{
+  public:
+    PintAckDigestTestCase()
+        : TestCase("HPCC-PINT: switches raise data frames' digests, never an ACK's echo")
+    {
+    }
+
+  private:
+    /**
+     * \param p a frame
+     * \return its opcode and, if it has the PINT bit, its digest (else -1)
+     */
+    static std::pair<uint8_t, int32_t> Digest(Ptr<const Packet> p)
+    {
+        RoceFrame f = RoceFrame::Parse(*p);
+        if (!f.isRoce || !f.pintRequest)
+        {
+            return {f.opcode, -1};
+        }
+        uint8_t tail[RocePintDigest::SIZE + 4];
+        const uint32_t n = p->GetSize();
+        Ptr<Packet> c = p->Copy();
+        c->RemoveAtStart(n - sizeof(tail));
+        c->CopyData(tail, sizeof(tail));
+        return {f.opcode, RocePintDigest::Read(tail)};
+    }
+
+    void DoRun() override
+    {
+        NodeContainer sw(1);
+        NodeContainer hosts(2);
+        RoceSwitchHelper switches;
+        RoceHelper roce;
+        roce.SetDeviceAttribute("DataRate", DataRateValue(DataRate("100Gbps")));
+        roce.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+        PintConfig()(roce, switches);
+        switches.Install(sw);
+        Ptr<NetDevice> a = roce.Install(hosts.Get(0), sw.Get(0)).Get(0);
+        Ptr<NetDevice> b = roce.Install(hosts.Get(1), sw.Get(0)).Get(0);
+        RoceSwitchHelper::PopulateRoutes();
+        RoceSwitchHelper::AssignStreams(100);
+        std::vector<int32_t> sentByB;
+        std::vector<int32_t> ackedAtA;
+        uint32_t raisedData = 0;
+        b->TraceConnectWithoutContext("MacTx",
+                                      Callback<void, Ptr<const Packet>>([&](Ptr<const Packet> p) {
+                                          auto [op, d] = Digest(p);
+                                          if (op == RoceBthHeader::ACKNOWLEDGE)
+                                          {
+                                              sentByB.push_back(d);
+                                          }
+                                      }));
+        for (Ptr<NetDevice> dev : {a, b})
+        {
+            dev->TraceConnectWithoutContext(
+                "MacRx",
+                Callback<void, Ptr<const Packet>>([&, dev](Ptr<const Packet> p) {
+                    auto [op, d] = Digest(p);
+                    if (op == RoceBthHeader::ACKNOWLEDGE && dev == a)
+                    {
+                        ackedAtA.push_back(d);
+                    }
+                    else if (RoceBthHeader::IsData(op) && d > 0)
+                    {
+                        ++raisedData;
+                    }
+                }));
+        }
+        auto ab = roce.CreateQp(a, b);
+        auto ba = roce.CreateQp(b, a);
+        ab.first->PostWrite(1 << 20);
+        ba.first->PostWrite(1 << 20);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(ab.first->GetStats().messagesCompleted, 1u, "A to B completed");
+        NS_TEST_ASSERT_MSG_EQ(ba.first->GetStats().messagesCompleted, 1u, "B to A completed");
+        NS_TEST_ASSERT_MSG_GT(sentByB.size(), 100u, "ACKs from B");
+        NS_TEST_EXPECT_MSG_EQ(ackedAtA.size(), sentByB.size(), "every ACK arrives");
+        std::size_t changed = 0;
+        for (std::size_t i = 0; i < std::min(sentByB.size(), ackedAtA.size()); ++i)
+        {
+            changed += sentByB[i] != ackedAtA[i] ? 1 : 0;
+        }
+        NS_TEST_EXPECT_MSG_EQ(changed, 0u, "ACK digests changed on the way");
+        NS_TEST_EXPECT_MSG_GT(raisedData, 100u, "data frames the switch stamped");
+        Simulator::Destroy();
+    }
+};
+
 } // namespace
 
 /**
@@ -229,6 +328,7 @@ class Rocev2CcHpccPintTestSuite : public TestSuite
         : TestSuite("rocev2-cc-hpcc-pint", UNIT)
     {
         AddTestCase(new PintWireTestCase, TestCase::QUICK);
+        AddTestCase(new PintAckDigestTestCase, TestCase::QUICK);
         AddTestCase(new PintOneFlowTestCase, TestCase::QUICK);
         AddTestCase(new PintTwoFlowsTestCase, TestCase::QUICK);
     }
