@@ -98,6 +98,31 @@ class DcqcnTraceTestCase : public TestCase
     }
 };
 
+namespace
+{
+
+/**
+ * \param haiCount the HaiCount attribute
+ * \return TIMELY at 100 Gb/s with BaseRtt 5 us, T_low 10 us, T_high 100 us
+ * and delta 500 Mb/s, initialised
+ */
+Ptr<RoceCcTimely>
+HandMadeTimely(const std::string& haiCount)
+{
+    Ptr<RoceCcTimely> cc = CreateObject<RoceCcTimely>();
+    cc->SetAttribute("BaseRtt", TimeValue(MicroSeconds(5)));
+    cc->SetAttribute("Tlow", TimeValue(MicroSeconds(10)));
+    cc->SetAttribute("Thigh", TimeValue(MicroSeconds(100)));
+    cc->SetAttribute("Delta", DataRateValue(DataRate("500Mbps")));
+    cc->SetAttribute("HaiCount", StringValue(haiCount));
+    RoceCcContext ctx;
+    ctx.lineRate = DataRate("100Gbps");
+    cc->Init(ctx);
+    return cc;
+}
+
+} // namespace
+
 /**
  * \ingroup rocev2
  * TIMELY's rate rules against hand-computed values: RTT samples fed
@@ -115,14 +140,7 @@ class TimelyArithmeticTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Ptr<RoceCcTimely> cc = CreateObject<RoceCcTimely>();
-        cc->SetAttribute("BaseRtt", TimeValue(MicroSeconds(5)));
-        cc->SetAttribute("Tlow", TimeValue(MicroSeconds(10)));
-        cc->SetAttribute("Thigh", TimeValue(MicroSeconds(100)));
-        cc->SetAttribute("Delta", DataRateValue(DataRate("500Mbps")));
-        RoceCcContext ctx;
-        ctx.lineRate = DataRate("100Gbps");
-        cc->Init(ctx);
+        Ptr<RoceCcTimely> cc = HandMadeTimely("NegativeGradients");
         NS_TEST_ASSERT_MSG_EQ(cc->GetWindow(), 0, "TIMELY has no window");
         NS_TEST_ASSERT_MSG_EQ(cc->WantsInt(), false, "TIMELY needs no INT");
         uint64_t una = 1;
@@ -199,15 +217,7 @@ class TimelyHaiCountTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Ptr<RoceCcTimely> cc = CreateObject<RoceCcTimely>();
-        cc->SetAttribute("BaseRtt", TimeValue(MicroSeconds(5)));
-        cc->SetAttribute("Tlow", TimeValue(MicroSeconds(10)));
-        cc->SetAttribute("Thigh", TimeValue(MicroSeconds(100)));
-        cc->SetAttribute("Delta", DataRateValue(DataRate("500Mbps")));
-        cc->SetAttribute("HaiCount", StringValue("Increases"));
-        RoceCcContext ctx;
-        ctx.lineRate = DataRate("100Gbps");
-        cc->Init(ctx);
+        Ptr<RoceCcTimely> cc = HandMadeTimely("Increases");
         uint64_t una = 1;
         auto sample = [&](double us) {
             Time rtt = NanoSeconds(static_cast<int64_t>(us * 1000));
