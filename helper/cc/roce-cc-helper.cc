@@ -169,7 +169,8 @@ RoceCcHelper::ConfigureSwitches(RoceSwitchHelper& switches) const
             switches.SetQueueDiscAttribute("EcnEnabled", BooleanValue(true));
         }
     }
-    else if (m_tid.GetName() == "ns3::RoceCcHpccPint" && !DefaultChanged(QueueDiscType(), "PintRtt"))
+    else if (m_tid.GetName() == "ns3::RoceCcHpccPint" &&
+             !DefaultChanged(QueueDiscType(), "PintRtt"))
     {
         // The switches' utilization averages over the T the senders use.
         for (const auto& [name, value] : m_attributes)

@@ -151,15 +151,16 @@ RoceCongestionOps::GetTypeId()
                           MakeTimeAccessor(&RoceCongestionOps::SetBaseRttAttribute,
                                            &RoceCongestionOps::GetBaseRttAttribute),
                           MakeTimeChecker(Time(0)))
-            .AddAttribute("RateWindow",
-                          "A window that follows the rate, for the algorithms that keep "
-                          "none of their own (DCQCN, TIMELY, dctcp-rate, hpcc-pint): RateWindow x rate "
-                          "/ line rate payload bytes, at least 1 (the HPCC simulator's "
-                          "VAR_WIN 1, with its bandwidth-delay product here). 0: none. "
-                          "HPCC and DCTCP, which keep their own window, refuse it.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&RoceCongestionOps::m_rateWindow),
-                          MakeUintegerChecker<uint64_t>());
+            .AddAttribute(
+                "RateWindow",
+                "A window that follows the rate, for the algorithms that keep "
+                "none of their own (DCQCN, TIMELY, dctcp-rate, hpcc-pint): RateWindow x rate "
+                "/ line rate payload bytes, at least 1 (the HPCC simulator's "
+                "VAR_WIN 1, with its bandwidth-delay product here). 0: none. "
+                "HPCC and DCTCP, which keep their own window, refuse it.",
+                UintegerValue(0),
+                MakeUintegerAccessor(&RoceCongestionOps::m_rateWindow),
+                MakeUintegerChecker<uint64_t>());
     return tid;
 }
 
