@@ -76,7 +76,7 @@ struct Reference
         else if (std::min(t, b) > p.fastRecovery)
         {
             s = RoceDcqcnRateMachine::HYPER;
-            rt = rt + (std::min(t, b) - p.fastRecovery) * p.rateHai;
+            rt = rt + (p.hyperConstant ? 1 : std::min(t, b) - p.fastRecovery) * p.rateHai;
         }
         else
         {
@@ -300,10 +300,12 @@ TEST(DcqcnRate, StagesOfThePaperWithBothCounters)
 
 TEST(DcqcnRate, TimerAloneWalksTheStagesWithoutByteCounter)
 {
-    // hpcc-sim: F = 1, no byte counter. One fast recovery, one additive
-    // increase, then hyper increase by (T - F) R_HAI.
+    // hpcc-sim's F = 1, no byte counter. One fast recovery, one additive
+    // increase, then hyper increase by (T - F) R_HAI (the paper's steps).
     RoceDcqcnRateMachine m;
-    m.Init(PresetParams("hpcc-sim"));
+    RoceDcqcnRpParams p = PresetParams("hpcc-sim");
+    p.hyperConstant = false;
+    m.Init(p);
     m.Decrease(); // Rc = 50G, Rt = 100G (not clamped: Rc never rose)
     m.Decrease(); // Rc = 25G
     EXPECT_DOUBLE_EQ(m.GetTargetRate(), 100e9);
@@ -381,6 +383,35 @@ TEST(DcqcnRate, TargetClampingOption)
     m.Decrease();
     m.Decrease();
     EXPECT_DOUBLE_EQ(m.GetTargetRate(), 50e9);
+}
+
+TEST(DcqcnRate, ConstantHyperIncreaseAddsRateHaiEachStep)
+{
+    // HyperIncrease Constant (ConnectX, the HPCC simulator): each hyper
+    // step adds R_HAI = 100 Mb/s, not (T - F) R_HAI. F = 1, no byte counter.
+    RoceDcqcnRpParams p = PresetParams("hpcc-sim");
+    p.hyperConstant = true;
+    RoceDcqcnRateMachine m;
+    m.Init(p);
+    m.Decrease();     // Rc = 50G, Rt = 100G
+    m.Decrease();     // Rc = 25G
+    m.TimerExpired(); // fast recovery: Rc = 62.5G
+    m.Decrease();     // Rt = 62.5G, Rc = 31.25G
+    double rt = 62.5e9;
+    double rc = 31.25e9;
+    EXPECT_EQ(m.TimerExpired(), RoceDcqcnRateMachine::FAST_RECOVERY);
+    rc = (rt + rc) / 2;
+    EXPECT_EQ(m.TimerExpired(), RoceDcqcnRateMachine::ADDITIVE);
+    rt += 50e6;
+    rc = (rt + rc) / 2;
+    for (int i = 0; i < 3; ++i)
+    {
+        EXPECT_EQ(m.TimerExpired(), RoceDcqcnRateMachine::HYPER);
+        rt += 100e6;
+        rc = (rt + rc) / 2;
+        EXPECT_DOUBLE_EQ(m.GetTargetRate(), rt);
+        EXPECT_DOUBLE_EQ(m.GetRate(), rc);
+    }
 }
 
 /** A fixed pseudo-random event sequence, the machine against the reference, per preset. */

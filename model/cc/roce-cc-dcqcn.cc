@@ -106,7 +106,7 @@ RoceDcqcnRateMachine::Increase()
     else if (lo > m_p.fastRecovery)
     {
         stage = HYPER;
-        m_rt += (lo - m_p.fastRecovery) * m_p.rateHai;
+        m_rt += (m_p.hyperConstant ? 1 : lo - m_p.fastRecovery) * m_p.rateHai;
     }
     else
     {
@@ -276,6 +276,14 @@ RoceCcDcqcn::GetTypeId()
                 TimeValue(MicroSeconds(50)),
                 MakeTimeAccessor(&RoceCcDcqcn::SetCnpInterval, &RoceCcDcqcn::GetCnpInterval),
                 MakeTimeChecker(Time(0)))
+            .AddAttribute("HyperIncrease",
+                          "What each hyper-increase step adds to the target rate: Growing "
+                          "(the paper: (i - F) RateHai at the i-th step since the last "
+                          "decrease) or Constant (RateHai, ConnectX and the HPCC simulator).",
+                          EnumValue(HYPER_GROWING),
+                          MakeEnumAccessor(&RoceCcDcqcn::SetHyperIncrease,
+                                           &RoceCcDcqcn::GetHyperIncrease),
+                          MakeEnumChecker(HYPER_GROWING, "Growing", HYPER_CONSTANT, "Constant"))
             .AddAttribute(
                 "AlphaUpdate",
                 "How alpha follows the CNPs. OnCnp (the paper): each rate decrease sets "
@@ -367,6 +375,18 @@ RoceCcDcqcn::RoceCcDcqcn(const RoceCcDcqcn& other)
       m_alphaUpdate(other.m_alphaUpdate)
 {
     m_rm.GetParams() = other.m_rm.GetParams(); // the attributes; the state starts afresh
+}
+
+void
+RoceCcDcqcn::SetHyperIncrease(HyperIncrease h)
+{
+    m_rm.GetParams().hyperConstant = h == HYPER_CONSTANT;
+}
+
+RoceCcDcqcn::HyperIncrease
+RoceCcDcqcn::GetHyperIncrease() const
+{
+    return m_rm.GetParams().hyperConstant ? HYPER_CONSTANT : HYPER_GROWING;
 }
 
 template <typename V, V RoceDcqcnRpParams::*M>

@@ -34,6 +34,7 @@ struct RoceDcqcnRpParams
     uint32_t fastRecovery{5};       //!< F: stages of fast recovery
     bool clampTargetRate{true};     //!< every CNP sets Rt to Rc (else only after an increase)
     bool byteCounterEnabled{false}; //!< BC counts; when off, BC follows T
+    bool hyperConstant{false};      //!< hyper increase adds R_HAI per step, not (i - F) R_HAI
 };
 
 /**
@@ -170,6 +171,13 @@ class RoceCcDcqcn : public RoceCongestionOps
      */
     static TypeId GetTypeId();
 
+    /** What a hyper-increase step adds (the HyperIncrease attribute). */
+    enum HyperIncrease
+    {
+        HYPER_GROWING,  //!< (i - F) RateHai at the i-th step (the paper)
+        HYPER_CONSTANT, //!< RateHai at every step (ConnectX, the HPCC simulator)
+    };
+
     /** How alpha follows the CNPs (the AlphaUpdate attribute). */
     enum AlphaUpdate
     {
@@ -292,6 +300,10 @@ class RoceCcDcqcn : public RoceCongestionOps
         bool cnpPending{false}; //!< a CNP awaits the deferred decrease
     };
 
+    /** \param h the HyperIncrease attribute */
+    void SetHyperIncrease(HyperIncrease h);
+    /** \return the HyperIncrease attribute */
+    HyperIncrease GetHyperIncrease() const;
     /** \param t the AlphaUpdateInterval attribute */
     void SetAlphaInterval(Time t);
     /** \return the AlphaUpdateInterval attribute */
