@@ -276,14 +276,14 @@ RoceCcDcqcn::GetTypeId()
                 TimeValue(MicroSeconds(50)),
                 MakeTimeAccessor(&RoceCcDcqcn::SetCnpInterval, &RoceCcDcqcn::GetCnpInterval),
                 MakeTimeChecker(Time(0)))
-            .AddAttribute("HyperIncrease",
-                          "What each hyper-increase step adds to the target rate: Growing "
-                          "(the paper: (i - F) RateHai at the i-th step since the last "
-                          "decrease) or Constant (RateHai, ConnectX and the HPCC simulator).",
-                          EnumValue(HYPER_GROWING),
-                          MakeEnumAccessor(&RoceCcDcqcn::SetHyperIncrease,
-                                           &RoceCcDcqcn::GetHyperIncrease),
-                          MakeEnumChecker(HYPER_GROWING, "Growing", HYPER_CONSTANT, "Constant"))
+            .AddAttribute(
+                "HyperIncrease",
+                "What each hyper-increase step adds to the target rate: Growing "
+                "(the paper: (i - F) RateHai at the i-th step since the last "
+                "decrease) or Constant (RateHai, ConnectX and the HPCC simulator).",
+                EnumValue(HYPER_GROWING),
+                MakeEnumAccessor(&RoceCcDcqcn::SetHyperIncrease, &RoceCcDcqcn::GetHyperIncrease),
+                MakeEnumChecker(HYPER_GROWING, "Growing", HYPER_CONSTANT, "Constant"))
             .AddAttribute(
                 "AlphaUpdate",
                 "How alpha follows the CNPs. OnCnp (the paper): each rate decrease sets "
