@@ -192,7 +192,7 @@ TEST(HpccConfigErrorTest, MalformedLines)
     EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("cc", base + "CC_MODE 11\n")),
                       "cc.txt:3: CC_MODE '11' is not available; known: 1 \\(DCQCN\\)");
     EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("pintbase", base + "PINT_LOG_BASE 1\n")),
-                      "pintbase.txt:3: PINT_LOG_BASE '1' must be in \\(1, 2\\]");
+                      "pintbase.txt:3: PINT_LOG_BASE '1' must be in \\[1.001, 2\\]");
     EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("pintprob", base + "PINT_PROB 0\n")),
                       "pintprob.txt:3: PINT_PROB '0' is not in \\(0, 1\\]");
     EXPECT_ROCE_ERROR(RoceHpccConfig::Read(Write("map", base + "KMAX_MAP 2 100000000000 1600\n")),

@@ -307,9 +307,10 @@ RoceHpccConfig::Read(const std::string& path)
                   path << ":" << c.lines["INT_MULTI"] << ": INT_MULTI '" << c.values["INT_MULTI"][0]
                        << "' must be at least 1");
     ROCE_ERROR_IF(c.Has("PINT_LOG_BASE") &&
-                      (c.Number("PINT_LOG_BASE", 2) <= 1 || c.Number("PINT_LOG_BASE", 2) > 2),
+                      (c.Number("PINT_LOG_BASE", 2) < 1.001 || c.Number("PINT_LOG_BASE", 2) > 2),
                   path << ":" << c.lines["PINT_LOG_BASE"] << ": PINT_LOG_BASE '"
-                       << c.values["PINT_LOG_BASE"][0] << "' must be in (1, 2]");
+                       << c.values["PINT_LOG_BASE"][0]
+                       << "' must be in [1.001, 2] (a smaller base overflows the 16-bit digest)");
     if (c.ccMode == 3)
     {
         // HPCC here always keeps W = R T as its window.

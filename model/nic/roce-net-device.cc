@@ -688,7 +688,7 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
         {
             ReadIntRecords(p, hops);
         }
-        const int32_t pint = f.pintRequest ? ReadPintDigest(p) : -1;
+        const int32_t pint = f.pintRequest ? RocePintDigest::Strip(*p) : -1;
         RoceAethHeader aeth;
         aeth.SetSyndrome(static_cast<uint8_t>(f.aeth >> 24));
         aeth.SetMsn(f.aeth & 0xFFFFFF);
@@ -716,7 +716,7 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
         {
             ReadIntRecords(p, hops);
         }
-        const int32_t pint = f.pintRequest ? ReadPintDigest(p) : -1;
+        const int32_t pint = f.pintRequest ? RocePintDigest::Strip(*p) : -1;
         qp->ReceiveData(p, BthOf(f), f.ecn == Ipv4Header::ECN_CE, m_intScratch, pint);
     }
     else
@@ -750,21 +750,6 @@ RoceNetDevice::ReadIntRecords(Ptr<Packet> p, uint32_t hops)
     }
     p->AddTrailer(
         RoceRawTrailer(tail.GetBytes() + n - RoceIcrcTrailer::SIZE, RoceIcrcTrailer::SIZE));
-}
-
-int32_t
-RoceNetDevice::ReadPintDigest(Ptr<Packet> p)
-{
-    // The digest sits just before the ICRC: both are read and cut off, and
-    // the ICRC goes back.
-    constexpr uint32_t n = RocePintDigest::SIZE + RoceIcrcTrailer::SIZE;
-    RoceRawTrailer tail;
-    tail.SetSize(n);
-    p->PeekTrailer(tail);
-    p->RemoveAtEnd(n);
-    const uint16_t digest = RocePintDigest::Read(tail.GetBytes());
-    p->AddTrailer(RoceRawTrailer(tail.GetBytes() + RocePintDigest::SIZE, RoceIcrcTrailer::SIZE));
-    return digest;
 }
 
 bool

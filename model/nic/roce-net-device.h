@@ -295,13 +295,6 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
     /** \brief Parse a RoCE frame and hand it to its QP. \param p the frame \param f its fields */
     void ProcessRoce(Ptr<Packet> p, const RoceFrame& f);
     /**
-     * \brief Read and strip the PINT digest before a frame's ICRC.
-     * \param p the frame (headers may still be present)
-     * \return the digest's exponent
-     */
-    int32_t ReadPintDigest(Ptr<Packet> p);
-
-    /**
      * \brief Move the INT records at the end of a frame into m_intScratch
      * (the ICRC stays).
      * \param p the frame

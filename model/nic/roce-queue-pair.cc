@@ -190,6 +190,9 @@ RoceQueuePair::Connect(Ptr<RoceNetDevice> nic,
     m_remoteQpn = remoteQpn;
     m_remoteAddress = remoteAddress;
     m_headers.reset(); // built for this peer on the first packet
+    ROCE_ERROR_IF(cc && cc->WantsInt() && cc->WantsPint(),
+                  "RoceQueuePair: congestion control " << cc->GetName()
+                                                       << " asks for both INT and PINT");
     m_cc = cc;
     m_mtu = nic->GetPayloadMtu();
     m_state = RTS;
@@ -456,9 +459,6 @@ RoceQueuePair::BuildNextPacket()
     h.SetPsn(RocePsn::ToWire(seq));
     h.SetAckReq(last);
     const bool wantsInt = m_cc->WantsInt();
-    ROCE_ERROR_IF(wantsInt && wantsPint,
-                  "RoceQueuePair: congestion control " << m_cc->GetName()
-                                                       << " asks for both INT and PINT");
     h.SetIntRequest(wantsInt);
     h.SetPintRequest(wantsPint);
     h.SetPadCount(pad);

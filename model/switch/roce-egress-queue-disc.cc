@@ -8,11 +8,9 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/roce-error.h"
-#include "ns3/roce-icrc-trailer.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-pint-digest.h"
 #include "ns3/roce-raw-header.h"
-#include "ns3/roce-raw-trailer.h"
 #include "ns3/roce-spec-list.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -500,20 +498,7 @@ RoceEgressQueueDisc::UpdatePint(const Ptr<Packet>& p, bool stamp)
         const double b = m_rate.GetBitRate() / 8.0;
         s.u = s.u * (t - dt) / t + static_cast<double>(m_nBytes) * dt / (b * t * t) +
               s.lastWireBytes / (b * t);
-        const uint16_t code = RocePintDigest::Encode(s.u, s.logBase, m_uniform->GetValue());
-        // The digest is the two bytes before the ICRC: raised, never lowered.
-        constexpr uint32_t n = RocePintDigest::SIZE + RoceIcrcTrailer::SIZE;
-        RoceRawTrailer tail;
-        tail.SetSize(n);
-        p->PeekTrailer(tail);
-        if (code > RocePintDigest::Read(tail.GetBytes()))
-        {
-            uint8_t bytes[n];
-            std::copy(tail.GetBytes(), tail.GetBytes() + n, bytes);
-            RocePintDigest::Write(bytes, code);
-            p->RemoveAtEnd(n);
-            p->AddTrailer(RoceRawTrailer(bytes, n));
-        }
+        RocePintDigest::Raise(*p, RocePintDigest::Encode(s.u, s.logBase, m_uniform->GetValue()));
     }
     s.lastNs = now;
     s.lastWireBytes = RocePfcNetDevice::WireBytes(p->GetSize());

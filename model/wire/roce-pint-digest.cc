@@ -3,8 +3,12 @@
  */
 #include "roce-pint-digest.h"
 
+#include "roce-icrc-trailer.h"
+#include "roce-raw-trailer.h"
+
 #include "ns3/double.h"
 #include "ns3/global-value.h"
+#include "ns3/packet.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +25,12 @@ GlobalValue g_pintLogBase("RocePintLogBase",
                           "smaller base gives finer steps and larger exponents (the HPCC "
                           "simulator's PINT_LOG_BASE; its run.py uses 1.01).",
                           DoubleValue(1.01),
-                          MakeDoubleChecker<double>(1.0 + 1e-9, 2.0));
+                          // From 1.001 the 16 bits hold any utilization up to
+                          // 1.001^65535 / 512, so no code saturates.
+                          MakeDoubleChecker<double>(1.001, 2.0));
+
+/** Bytes of the digest and the ICRC behind it. */
+constexpr uint32_t TAIL = RocePintDigest::SIZE + RoceIcrcTrailer::SIZE;
 
 } // namespace
 
@@ -43,6 +52,34 @@ double
 RocePintDigest::Decode(uint16_t p, double base)
 {
     return std::pow(base, p) / SCALE;
+}
+
+void
+RocePintDigest::Raise(Packet& p, uint16_t p2)
+{
+    RoceRawTrailer tail;
+    tail.SetSize(TAIL);
+    p.PeekTrailer(tail);
+    if (p2 <= Read(tail.GetBytes()))
+    {
+        return;
+    }
+    uint8_t bytes[TAIL];
+    std::copy(tail.GetBytes(), tail.GetBytes() + TAIL, bytes);
+    Write(bytes, p2);
+    p.RemoveAtEnd(TAIL);
+    p.AddTrailer(RoceRawTrailer(bytes, TAIL));
+}
+
+uint16_t
+RocePintDigest::Strip(Packet& p)
+{
+    RoceRawTrailer tail;
+    tail.SetSize(TAIL);
+    p.PeekTrailer(tail);
+    p.RemoveAtEnd(TAIL);
+    p.AddTrailer(RoceRawTrailer(tail.GetBytes() + SIZE, RoceIcrcTrailer::SIZE));
+    return Read(tail.GetBytes());
 }
 
 double

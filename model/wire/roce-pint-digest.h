@@ -9,6 +9,8 @@
 namespace ns3
 {
 
+class Packet;
+
 /**
  * \ingroup rocev2
  * \brief HPCC-PINT's 16-bit digest: the largest link utilization along a
@@ -74,6 +76,21 @@ class RocePintDigest
     {
         return static_cast<uint16_t>((b[0] << 8) | b[1]);
     }
+
+    /**
+     * \brief Raise a frame's digest (the two bytes before its ICRC) to an
+     * exponent if it is below it; the ICRC stays.
+     * \param p the frame
+     * \param p2 the exponent
+     */
+    static void Raise(Packet& p, uint16_t p2);
+
+    /**
+     * \brief Cut the digest out of a frame, before its ICRC, which stays.
+     * \param p the frame
+     * \return the digest's exponent
+     */
+    static uint16_t Strip(Packet& p);
 };
 
 } // namespace ns3
