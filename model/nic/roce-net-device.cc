@@ -662,7 +662,9 @@ void
 RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
 {
     // The frame was parsed when it arrived (RoceFrame::Parse): its BTH and
-    // AETH come from there, and the headers leave in one RemoveAtStart().
+    // AETH come from there, its telemetry is peeked at, and the frame
+    // itself is not changed: a data frame's payload is its size less
+    // headers, RETH, pad and tail.
     Ptr<RoceQueuePair> qp = GetQp(f.destQp);
     if (!qp)
     {
@@ -683,12 +685,7 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
             DropFrame(p, DROP_MALFORMED);
             return;
         }
-        m_intScratch.clear();
-        if (hops)
-        {
-            ReadIntRecords(p, hops);
-        }
-        const int32_t pint = f.pintRequest ? RocePintDigest::Strip(*p) : -1;
+        const int32_t pint = ReadTelemetry(*p, hops, f.pintRequest);
         RoceAethHeader aeth;
         aeth.SetSyndrome(static_cast<uint8_t>(f.aeth >> 24));
         aeth.SetMsn(f.aeth & 0xFFFFFF);
@@ -710,14 +707,8 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
             DropFrame(p, DROP_MALFORMED);
             return;
         }
-        p->RemoveAtStart(RoceFrame::HEADER_BYTES);
-        m_intScratch.clear();
-        if (hops)
-        {
-            ReadIntRecords(p, hops);
-        }
-        const int32_t pint = f.pintRequest ? RocePintDigest::Strip(*p) : -1;
-        qp->ReceiveData(p, BthOf(f), f.ecn == Ipv4Header::ECN_CE, m_intScratch, pint);
+        const int32_t pint = ReadTelemetry(*p, hops, f.pintRequest);
+        qp->ReceiveData(size - need, BthOf(f), f.ecn == Ipv4Header::ECN_CE, m_intScratch, pint);
     }
     else
     {
@@ -725,31 +716,36 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
     }
 }
 
-void
-RoceNetDevice::ReadIntRecords(Ptr<Packet> p, uint32_t hops)
+static_assert(RoceRawTrailer::MAX_SIZE >= RocePintDigest::SIZE +
+                                              RoceIntRecord::MAX_HOPS * RoceIntRecord::SIZE +
+                                              RoceIcrcTrailer::SIZE,
+              "a frame's whole telemetry tail fits one RoceRawTrailer");
+
+int32_t
+RoceNetDevice::ReadTelemetry(Packet& p, uint32_t hops, bool pint)
 {
-    // INT records sit just before the ICRC, the last hop's last: all of
-    // them and the ICRC are read at once and cut off (RemoveAtEnd, which
-    // packet metadata allows whichever trailers wrote them), and the ICRC
-    // goes back.
-    const uint32_t n = hops * RoceIntRecord::SIZE + RoceIcrcTrailer::SIZE;
-    RoceRawTrailer tail;
-    tail.SetSize(n);
-    p->PeekTrailer(tail);
-    p->RemoveAtEnd(n);
     m_intScratch.resize(hops);
-    if (m_intMultiplier == 0)
+    if (!hops && !pint)
+    {
+        return -1;
+    }
+    const uint32_t digest = pint ? RocePintDigest::SIZE : 0;
+    RoceRawTrailer tail;
+    tail.SetSize(digest + hops * RoceIntRecord::SIZE + RoceIcrcTrailer::SIZE);
+    p.PeekTrailer(tail);
+    if (hops && m_intMultiplier == 0)
     {
         m_intMultiplier = RoceIntRecord::GetUnitMultiplier();
     }
+    const uint8_t* records = tail.GetBytes() + digest;
     for (uint32_t i = 0; i < hops; ++i)
     {
-        m_intScratch[i].unitMultiplier = m_intMultiplier;
-        m_intScratch[i].Read(tail.GetBytes() + i * RoceIntRecord::SIZE);
-        m_intScratch[i].hop = static_cast<uint8_t>(i);
+        RoceIntRecord& r = m_intScratch[i];
+        r.unitMultiplier = m_intMultiplier;
+        r.Read(records + i * RoceIntRecord::SIZE);
+        r.hop = static_cast<uint8_t>(i);
     }
-    p->AddTrailer(
-        RoceRawTrailer(tail.GetBytes() + n - RoceIcrcTrailer::SIZE, RoceIcrcTrailer::SIZE));
+    return pint ? RocePintDigest::Read(tail.GetBytes()) : -1;
 }
 
 bool

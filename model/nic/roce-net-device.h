@@ -295,12 +295,15 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
     /** \brief Parse a RoCE frame and hand it to its QP. \param p the frame \param f its fields */
     void ProcessRoce(Ptr<Packet> p, const RoceFrame& f);
     /**
-     * \brief Move the INT records at the end of a frame into m_intScratch
-     * (the ICRC stays).
+     * \brief Read a frame's telemetry tail, [PINT digest][INT records][ICRC],
+     * in one peek: the records go into m_intScratch (in hop order), the
+     * frame is not changed.
      * \param p the frame
-     * \param hops how many records it carries
+     * \param hops how many INT records it carries
+     * \param pint whether it carries a PINT digest
+     * \return the digest's exponent, -1 without one
      */
-    void ReadIntRecords(Ptr<Packet> p, uint32_t hops);
+    int32_t ReadTelemetry(Packet& p, uint32_t hops, bool pint);
     /** \brief Start draining the head of the receive buffer. */
     void StartDrain();
     /** \brief The head of the receive buffer has been drained. */

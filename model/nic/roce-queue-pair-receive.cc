@@ -24,26 +24,6 @@
 namespace ns3
 {
 
-namespace
-{
-/**
- * \param p a received data packet, BTH removed (RETH, payload, pad and ICRC left)
- * \param op its BTH opcode
- * \param pad its BTH pad count
- * \return its payload bytes
- */
-inline uint32_t
-ReceivedPayload(const Packet& p, uint8_t op, uint8_t pad)
-{
-    uint32_t payload = p.GetSize() - RoceIcrcTrailer::SIZE - pad;
-    if (op == RoceBthHeader::WRITE_FIRST || op == RoceBthHeader::WRITE_ONLY)
-    {
-        payload -= RoceRethHeader::SIZE;
-    }
-    return payload;
-}
-} // namespace
-
 bool
 RoceQueuePair::AckUpTo(uint64_t newUna,
                        bool ecnEcho,
@@ -176,7 +156,7 @@ RoceQueuePair::ReceiveCnp()
 // Receiver
 
 void
-RoceQueuePair::ReceiveData(Ptr<Packet> p,
+RoceQueuePair::ReceiveData(uint32_t payload,
                            const RoceBthHeader& bth,
                            bool ce,
                            const std::vector<RoceIntRecord>& ints,
@@ -203,7 +183,7 @@ RoceQueuePair::ReceiveData(Ptr<Packet> p,
         ++m_stats.outOfOrderReceived;
         if (m_reorder && m_reorder->InWindow(static_cast<uint32_t>(d)))
         {
-            HoldOutOfOrder(p, bth, static_cast<uint32_t>(d));
+            HoldOutOfOrder(payload, bth, static_cast<uint32_t>(d));
             return;
         }
         if (!m_nakSent)
@@ -220,14 +200,9 @@ RoceQueuePair::ReceiveData(Ptr<Packet> p,
         return;
     }
     uint8_t op = bth.GetOpcode();
-    uint32_t payload = p->GetSize() - RoceIcrcTrailer::SIZE - bth.GetPadCount();
     if (RoceBthHeader::IsFirst(op))
     {
         m_rcvMessageBytes = 0;
-        if (op == RoceBthHeader::WRITE_FIRST || op == RoceBthHeader::WRITE_ONLY)
-        {
-            payload -= RoceRethHeader::SIZE;
-        }
     }
     m_nakSent = false;
     ++m_rcvNxt;
@@ -293,11 +268,11 @@ RoceQueuePair::DeliverHeld()
 }
 
 void
-RoceQueuePair::HoldOutOfOrder(Ptr<Packet> p, const RoceBthHeader& bth, uint32_t ahead)
+RoceQueuePair::HoldOutOfOrder(uint32_t payload, const RoceBthHeader& bth, uint32_t ahead)
 {
     RoceReorderWindow::Held h;
     h.opcode = bth.GetOpcode();
-    h.payload = ReceivedPayload(*p, h.opcode, bth.GetPadCount());
+    h.payload = payload;
     if (!m_reorder->Insert(m_rcvNxt + ahead, h))
     {
         ++m_stats.duplicatesReceived; // already held: a retransmission

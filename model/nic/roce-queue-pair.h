@@ -252,13 +252,14 @@ class RoceQueuePair : public Object, private RoceCcRateListener
 
     /**
      * \brief A data packet for this QP arrived.
-     * \param p the packet, BTH removed, RETH and ICRC still present
+     * \param payload its payload bytes (without headers, RETH, pad,
+     *        telemetry and ICRC)
      * \param bth its BTH
      * \param ce the IPv4 ECN field was CE
      * \param ints the INT records the packet carried (echoed on the next ACK)
      * \param pint its PINT digest (echoed on the next ACK), -1 if none
      */
-    void ReceiveData(Ptr<Packet> p,
+    void ReceiveData(uint32_t payload,
                      const RoceBthHeader& bth,
                      bool ce,
                      const std::vector<RoceIntRecord>& ints,
@@ -359,11 +360,11 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     void DeliverHeld();
     /**
      * \brief Selective repeat: hold a packet that arrived ahead of a gap.
-     * \param p the packet, BTH removed
+     * \param payload its payload bytes
      * \param bth its BTH
      * \param ahead how many PSNs it is ahead of the expected one (within the window)
      */
-    void HoldOutOfOrder(Ptr<Packet> p, const RoceBthHeader& bth, uint32_t ahead);
+    void HoldOutOfOrder(uint32_t payload, const RoceBthHeader& bth, uint32_t ahead);
     /**
      * \brief Send an ACK or NAK.
      * \param nak true for a NAK

@@ -13,8 +13,6 @@
 namespace ns3
 {
 
-NS_OBJECT_ENSURE_REGISTERED(RoceIntRecord);
-
 namespace
 {
 
@@ -33,24 +31,6 @@ GlobalValue g_intUnitMultiplier(
 
 } // namespace
 
-RoceIntRecord::RoceIntRecord() = default;
-
-TypeId
-RoceIntRecord::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::RoceIntRecord")
-                            .SetParent<Trailer>()
-                            .SetGroupName("Rocev2")
-                            .AddConstructor<RoceIntRecord>();
-    return tid;
-}
-
-TypeId
-RoceIntRecord::GetInstanceTypeId() const
-{
-    return GetTypeId();
-}
-
 void
 RoceIntRecord::Print(std::ostream& os) const
 {
@@ -58,10 +38,11 @@ RoceIntRecord::Print(std::ostream& os) const
        << " tx=" << txBytes << " ts=" << timestampNs << "ns";
 }
 
-uint32_t
-RoceIntRecord::GetSerializedSize() const
+std::ostream&
+operator<<(std::ostream& os, const RoceIntRecord& r)
 {
-    return SIZE;
+    r.Print(os);
+    return os;
 }
 
 uint32_t
@@ -134,25 +115,6 @@ RoceIntRecord::Read(const uint8_t* b)
     timestampNs = (word >> (BYTES_BITS + QLEN_BITS)) & ((uint64_t{1} << TIME_BITS) - 1);
     txBytes = ((word >> QLEN_BITS) & ((uint64_t{1} << BYTES_BITS) - 1)) * BYTES_UNIT * m;
     queueBytes = (word & ((uint64_t{1} << QLEN_BITS) - 1)) * QLEN_UNIT * m;
-}
-
-void
-RoceIntRecord::Serialize(Buffer::Iterator end) const
-{
-    uint8_t b[SIZE];
-    Write(b);
-    end.Prev(SIZE);
-    end.Write(b, SIZE);
-}
-
-uint32_t
-RoceIntRecord::Deserialize(Buffer::Iterator end)
-{
-    uint8_t b[SIZE];
-    end.Prev(SIZE);
-    end.Read(b, SIZE);
-    Read(b);
-    return SIZE;
 }
 
 } // namespace ns3

@@ -4,9 +4,8 @@
 #ifndef ROCE_INT_RECORD_H
 #define ROCE_INT_RECORD_H
 
-#include "ns3/trailer.h"
-
 #include <cstdint>
+#include <ostream>
 
 namespace ns3
 {
@@ -42,8 +41,12 @@ namespace ns3
  * exact for a record never serialised and modulo the field's range
  * otherwise: a difference beyond 16.78 ms or 2^20 units aliases, as it
  * would in a switch ASIC.
+ *
+ * A record is a plain value (copied, never constructed on the heap): switches
+ * write it into a frame's bytes with Write(), NICs read it back with Read(),
+ * and congestion control sees it in RoceAckEvent::intRecords.
  */
-class RoceIntRecord : public Trailer
+class RoceIntRecord
 {
   public:
     static constexpr uint32_t SIZE = 8;         //!< serialized size in bytes
@@ -54,18 +57,11 @@ class RoceIntRecord : public Trailer
     static constexpr uint32_t BYTES_UNIT = 128; //!< bytes per transmitted-bytes unit, M = 1
     static constexpr uint32_t QLEN_UNIT = 80;   //!< bytes per queue-length unit, M = 1
 
-    RoceIntRecord();
-
     /**
-     * \brief Get the type ID.
-     * \return the object TypeId
+     * \brief Print the record's fields.
+     * \param os where
      */
-    static TypeId GetTypeId();
-    TypeId GetInstanceTypeId() const override;
-    void Print(std::ostream& os) const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(Buffer::Iterator end) const override;
-    uint32_t Deserialize(Buffer::Iterator end) override;
+    void Print(std::ostream& os) const;
 
     /**
      * \brief Write the record's 8 bytes (the wire layout above).
@@ -106,6 +102,13 @@ class RoceIntRecord : public Trailer
     uint64_t timestampNs{0};    //!< when the packet left the egress queue, ns
     uint32_t unitMultiplier{1}; //!< M, the fields' unit multiplier (not on the wire)
 };
+
+/**
+ * \param os where
+ * \param r a record
+ * \return os
+ */
+std::ostream& operator<<(std::ostream& os, const RoceIntRecord& r);
 
 } // namespace ns3
 

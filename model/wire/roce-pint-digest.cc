@@ -64,22 +64,9 @@ RocePintDigest::Raise(Packet& p, uint16_t p2)
     {
         return;
     }
-    uint8_t bytes[TAIL];
-    std::copy(tail.GetBytes(), tail.GetBytes() + TAIL, bytes);
-    Write(bytes, p2);
+    Write(tail.GetBytes(), p2);
     p.RemoveAtEnd(TAIL);
-    p.AddTrailer(RoceRawTrailer(bytes, TAIL));
-}
-
-uint16_t
-RocePintDigest::Strip(Packet& p)
-{
-    RoceRawTrailer tail;
-    tail.SetSize(TAIL);
-    p.PeekTrailer(tail);
-    p.RemoveAtEnd(TAIL);
-    p.AddTrailer(RoceRawTrailer(tail.GetBytes() + SIZE, RoceIcrcTrailer::SIZE));
-    return Read(tail.GetBytes());
+    p.AddTrailer(tail);
 }
 
 double

@@ -84,13 +84,6 @@ class RocePintDigest
      * \param p2 the exponent
      */
     static void Raise(Packet& p, uint16_t p2);
-
-    /**
-     * \brief Cut the digest out of a frame, before its ICRC, which stays.
-     * \param p the frame
-     * \return the digest's exponent
-     */
-    static uint16_t Strip(Packet& p);
 };
 
 } // namespace ns3

@@ -110,7 +110,7 @@ RoceRawHeader::Serialize(Buffer::Iterator start) const
 uint32_t
 RoceRawHeader::Deserialize(Buffer::Iterator start)
 {
-    start.Read(m_bytes, m_size);
+    RoceReadBytes(start, m_bytes, m_size);
     return m_size;
 }
 
@@ -150,18 +150,20 @@ RoceRawHeader::UpdateChecksum(uint16_t checksum, uint16_t oldWord, uint16_t newW
 bool
 RoceRawHeader::SetCe(Packet& p)
 {
-    uint8_t b[ECN_MARK_BYTES];
+    RoceRawHeader h;
+    uint8_t* b = h.m_bytes;
     if (p.CopyData(b, ECN_MARK_BYTES) < ECN_MARK_BYTES || Read16(b + 12) != 0x0800 ||
         b[ETH_BYTES] != 0x45)
     {
         return false;
     }
+    h.m_size = ECN_MARK_BYTES;
     uint8_t* ip = b + ETH_BYTES;
     uint16_t word = Read16(ip); // version/IHL and TOS
     SetIpWord(ip, 0, static_cast<uint16_t>(word | 0x3));
     NS_ASSERT((ip[TOS_OFFSET] & 0x3) == 0x3);
     p.RemoveAtStart(ECN_MARK_BYTES);
-    p.AddHeader(RoceRawHeader(b, ECN_MARK_BYTES));
+    p.AddHeader(h);
     return true;
 }
 
@@ -177,34 +179,36 @@ RoceRawHeader::GrowIpv4Udp(uint8_t* frame, uint16_t extra)
 bool
 RoceRawHeader::StampInt(Packet& p, RoceIntRecord& record)
 {
-    uint8_t b[INT_STAMP_BYTES];
     if (p.GetSize() < INT_STAMP_BYTES + RoceIcrcTrailer::SIZE)
     {
         return false;
     }
+    // The frame's first bytes go straight into the header that replaces
+    // them, and one trailer object reads the ICRC and carries the record
+    // with the ICRC behind it.
+    RoceRawHeader h;
+    uint8_t* b = h.m_bytes;
     p.CopyData(b, INT_STAMP_BYTES);
     uint8_t hops = b[INT_FLAGS_OFFSET] & 0x1F;
     if (hops >= RoceIntRecord::MAX_HOPS)
     {
         return false;
     }
+    h.m_size = INT_STAMP_BYTES;
     record.hop = hops;
-    // The record and the ICRC behind it, in one trailer.
-    RoceIcrcTrailer icrc;
-    p.PeekTrailer(icrc);
-    uint8_t tail[RoceIntRecord::SIZE + RoceIcrcTrailer::SIZE];
-    record.Write(tail);
-    const uint32_t crc = icrc.GetIcrc();
-    for (uint32_t i = 0; i < RoceIcrcTrailer::SIZE; ++i)
-    {
-        tail[RoceIntRecord::SIZE + i] = static_cast<uint8_t>(crc >> (24 - 8 * i));
-    }
+    RoceRawTrailer tail;
+    tail.SetSize(RoceIcrcTrailer::SIZE);
+    p.PeekTrailer(tail);
+    uint8_t* t = tail.GetBytes();
+    std::memmove(t + RoceIntRecord::SIZE, t, RoceIcrcTrailer::SIZE);
+    record.Write(t);
+    tail.SetSize(RoceIntRecord::SIZE + RoceIcrcTrailer::SIZE);
     p.RemoveAtEnd(RoceIcrcTrailer::SIZE);
-    p.AddTrailer(RoceRawTrailer(tail, sizeof(tail)));
+    p.AddTrailer(tail);
     b[INT_FLAGS_OFFSET] = static_cast<uint8_t>((b[INT_FLAGS_OFFSET] & 0xE0) | (hops + 1));
     GrowIpv4Udp(b, RoceIntRecord::SIZE);
     p.RemoveAtStart(INT_STAMP_BYTES);
-    p.AddHeader(RoceRawHeader(b, INT_STAMP_BYTES));
+    p.AddHeader(h);
     return true;
 }
 

@@ -68,7 +68,7 @@ uint32_t
 RoceRawTrailer::Deserialize(Buffer::Iterator end)
 {
     end.Prev(m_size);
-    end.Read(m_bytes, m_size);
+    RoceReadBytes(end, m_bytes, m_size);
     return m_size;
 }
 
@@ -82,6 +82,12 @@ RoceRawTrailer::SetSize(uint32_t size)
 
 const uint8_t*
 RoceRawTrailer::GetBytes() const
+{
+    return m_bytes;
+}
+
+uint8_t*
+RoceRawTrailer::GetBytes()
 {
     return m_bytes;
 }

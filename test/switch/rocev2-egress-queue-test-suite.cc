@@ -17,6 +17,7 @@
 #include "ns3/roce-icrc-trailer.h"
 #include "ns3/roce-int-record.h"
 #include "ns3/roce-raw-header.h"
+#include "ns3/roce-raw-trailer.h"
 #include "ns3/roce-shared-buffer-mmu.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -522,7 +523,9 @@ class IntStampInPlaceTestCase : public TestCase
             RoceIcrcTrailer icrc;
             p->RemoveTrailer(icrc);
             r.hop = hops;
-            p->AddTrailer(r);
+            uint8_t word[RoceIntRecord::SIZE];
+            r.Write(word);
+            p->AddTrailer(RoceRawTrailer(word, sizeof(word)));
             p->AddTrailer(icrc);
             bth.SetIntHops(hops + 1);
         }
@@ -568,8 +571,11 @@ class IntStampInPlaceTestCase : public TestCase
             copy->PeekTrailer(icrc);
             NS_TEST_ASSERT_MSG_EQ(icrc.GetIcrc(), 0xA1B2C3D4, "ICRC kept last");
             copy->RemoveAtEnd(RoceIcrcTrailer::SIZE);
+            RoceRawTrailer lastBytes;
+            lastBytes.SetSize(RoceIntRecord::SIZE);
+            copy->PeekTrailer(lastBytes);
             RoceIntRecord last;
-            copy->PeekTrailer(last);
+            last.Read(lastBytes.GetBytes());
             // The hop index is not on the wire: a reader counts records.
             NS_TEST_ASSERT_MSG_EQ(last.rateMbps,
                                   RATES[(RoceIntRecord::MAX_HOPS - 1) % 8],

@@ -17,6 +17,7 @@
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-int-record.h"
+#include "ns3/roce-raw-trailer.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/simulator.h"
@@ -179,13 +180,19 @@ class IntRecordLayoutTestCase : public TestCase
     /// \return the record's wire word and the record read back (same M)
     static std::pair<uint64_t, RoceIntRecord> RoundTrip(const RoceIntRecord& r)
     {
-        Ptr<Packet> p = Create<Packet>(5); // 5 zero bytes before the trailer
-        p->AddTrailer(r);
+        // Through a frame: 5 zero bytes, then the record's 8 as a trailer.
+        uint8_t word[RoceIntRecord::SIZE];
+        r.Write(word);
+        Ptr<Packet> p = Create<Packet>(5);
+        p->AddTrailer(RoceRawTrailer(word, sizeof(word)));
         uint8_t b[13];
         p->CopyData(b, sizeof(b));
+        RoceRawTrailer tail;
+        tail.SetSize(RoceIntRecord::SIZE);
+        p->RemoveTrailer(tail);
         RoceIntRecord back;
         back.unitMultiplier = r.unitMultiplier;
-        p->RemoveTrailer(back);
+        back.Read(tail.GetBytes());
         return {ReadBe(b + 5, 8), back};
     }
 
@@ -196,9 +203,11 @@ class IntRecordLayoutTestCase : public TestCase
         r.timestampNs = (5ULL << 24) + 0x123456; // wraps to 0x123456
         r.txBytes = 0x3ABCD * 128ULL + 127;      // 0x3ABCD whole units
         r.queueBytes = 1000 * 80ULL + 79;        // 1000 whole units
-        Ptr<Packet> p = Create<Packet>(5);
-        p->AddTrailer(r);
-        NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 5 + 8, "a record is 8 bytes");
+        uint8_t guard[RoceIntRecord::SIZE + 2];
+        std::fill(guard, guard + sizeof(guard), 0xEE);
+        r.Write(guard);
+        NS_TEST_ASSERT_MSG_EQ(+guard[RoceIntRecord::SIZE], 0xEE, "a record is 8 bytes");
+        NS_TEST_ASSERT_MSG_EQ(+guard[RoceIntRecord::SIZE + 1], 0xEE, "a record is 8 bytes");
         auto [word, back] = RoundTrip(r);
         const uint64_t expect = (4ULL << 61) | (0x123456ULL << 37) | (0x3ABCDULL << 17) | 1000;
         NS_TEST_ASSERT_MSG_EQ(word, expect, "rate 3 | ts 24 | bytes 20 | qlen 17 bits");
