@@ -190,29 +190,18 @@ main(int argc, char* argv[])
     std::vector<RoceFlowSpec> flows;
     if (load > 0)
     {
-        std::vector<uint32_t> hosts;
-        DataRate hostRate;
-        for (uint32_t i = 0; i < topology.nodes; ++i)
-        {
-            if (!topology.isSwitch[i])
-            {
-                hosts.push_back(i);
-            }
-        }
-        hostRate = RoceHelper::GetNic(nodes.Get(hosts[0]))->GetDataRate();
+        const std::vector<uint32_t> hosts = RoceHpccFormat::Hosts(topology);
+        ROCE_ERROR_IF(hosts.size() < 2,
+                      "--load: the topology has " << hosts.size() << " hosts; flows need two");
+        const DataRate hostRate = RoceHelper::GetNic(nodes.Get(hosts[0]))->GetDataRate();
         const RoceSizeCdf sizes = RoceSizeCdf::Read(FindDataFile(cdf));
-        flows = RoceWorkloadHelper::Poisson(hosts.size(),
+        flows = RoceWorkloadHelper::Poisson(hosts,
                                             sizes,
                                             load,
                                             hostRate,
                                             start.empty() ? Seconds(0) : ParseTime("start", start),
                                             ParsePositiveTime("duration", duration),
                                             1);
-        for (auto& f : flows)
-        {
-            f.src = hosts[f.src];
-            f.dst = hosts[f.dst];
-        }
     }
     else
     {

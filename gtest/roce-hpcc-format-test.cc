@@ -67,6 +67,23 @@ TEST(HpccFormat, ReadsTheHpccFatTree)
     EXPECT_EQ(t.links[0].line, 3u);
 }
 
+TEST(HpccFormat, HostsAreTheNodesThatAreNotSwitches)
+{
+    // Switches 1 and 3 among five nodes: the hosts are 0, 2 and 4.
+    const std::string path = Write("hosts",
+                                   "5 2 4\n1 3\n0 1 100Gbps 1000ns 0\n2 1 100Gbps 1000ns 0\n"
+                                   "2 3 100Gbps 1000ns 0\n4 3 100Gbps 1000ns 0\n");
+    EXPECT_EQ(RoceHpccFormat::Hosts(RoceHpccFormat::ReadTopology(path)),
+              (std::vector<uint32_t>{0, 2, 4}));
+    std::remove(path.c_str());
+    // The fat-tree lists its 56 switches after its 320 hosts.
+    const std::vector<uint32_t> fatTree =
+        RoceHpccFormat::Hosts(RoceHpccFormat::ReadTopology(TOPOLOGY));
+    ASSERT_EQ(fatTree.size(), 320u);
+    EXPECT_EQ(fatTree.front(), 0u);
+    EXPECT_EQ(fatTree.back(), 319u);
+}
+
 TEST(HpccFormat, ReadsTheWebSearchFlows)
 {
     const RoceHpccFormat::Topology t = RoceHpccFormat::ReadTopology(TOPOLOGY);

@@ -9,9 +9,12 @@
 
 #include "ns3/node-container.h"
 #include "ns3/roce-fct-stats.h"
+#include "ns3/roce-size-cdf.h"
 #include "ns3/roce-workload-helper.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -50,6 +53,48 @@ TEST(WorkloadHelper, InstallRefusesBadFlows)
     EXPECT_ROCE_ERROR(h.Install(nodes, {prio}, stats), "flow 0: priority 8 is not in 0..7");
     // A node without a NIC is named too.
     EXPECT_ROCE_ERROR(h.Install(nodes, {Flow(0, 1)}, stats), "node 0 has no NIC #0");
+}
+
+TEST(WorkloadHelper, PoissonOverNodesUsesOnlyThoseNodes)
+{
+    // Three hosts at node indexes 3, 7 and 11 (switches elsewhere): every
+    // flow runs between two different ones of them, and the arrivals,
+    // sizes and host choices are those of Poisson over 3 hosts.
+    std::istringstream in("1000 0\n1000 50\n100000 100\n");
+    const RoceSizeCdf cdf = RoceSizeCdf::Parse(in, "test cdf");
+    const std::vector<uint32_t> hosts{3, 7, 11};
+    const auto byIndex = RoceWorkloadHelper::Poisson(3,
+                                                     cdf,
+                                                     0.5,
+                                                     DataRate("100Gbps"),
+                                                     Seconds(1),
+                                                     MicroSeconds(500),
+                                                     9);
+    const auto byNode = RoceWorkloadHelper::Poisson(hosts,
+                                                    cdf,
+                                                    0.5,
+                                                    DataRate("100Gbps"),
+                                                    Seconds(1),
+                                                    MicroSeconds(500),
+                                                    9);
+    // The count is Poisson with mean lambda T = load x hosts x rate x T /
+    // (8 x mean size); 5 standard deviations (sqrt of the mean) either side.
+    const double mean = 0.5 * 3 * 100e9 * 500e-6 / (8 * cdf.Mean());
+    ASSERT_GT(mean, 100.0);
+    EXPECT_NEAR(static_cast<double>(byNode.size()), mean, 5 * std::sqrt(mean));
+    ASSERT_EQ(byNode.size(), byIndex.size());
+    std::set<uint32_t> used;
+    for (size_t i = 0; i < byNode.size(); ++i)
+    {
+        EXPECT_NE(byNode[i].src, byNode[i].dst);
+        EXPECT_EQ(byNode[i].src, hosts[byIndex[i].src]);
+        EXPECT_EQ(byNode[i].dst, hosts[byIndex[i].dst]);
+        EXPECT_EQ(byNode[i].bytes, byIndex[i].bytes);
+        EXPECT_EQ(byNode[i].start, byIndex[i].start);
+        used.insert(byNode[i].src);
+        used.insert(byNode[i].dst);
+    }
+    EXPECT_EQ(used, (std::set<uint32_t>{3, 7, 11}));
 }
 
 TEST(WorkloadHelper, WritesHpccFlowFile)

@@ -388,28 +388,16 @@ BindRuns(py::module_& m)
             std::vector<RoceFlowSpec> flows;
             if (load > 0)
             {
-                std::vector<uint32_t> hosts;
-                for (uint32_t i = 0; i < topology.nodes; ++i)
-                {
-                    if (!topology.isSwitch[i])
-                    {
-                        hosts.push_back(i);
-                    }
-                }
+                const std::vector<uint32_t> hosts = RoceHpccFormat::Hosts(topology);
                 ROCE_ERROR_IF(hosts.empty(), topologyPath << ": no hosts");
                 flows = RoceWorkloadHelper::Poisson(
-                    hosts.size(),
+                    hosts,
                     RoceSizeCdf::Read(cdfPath),
                     load,
                     RoceHelper::GetNic(s.nodes.Get(hosts[0]))->GetDataRate(),
                     Seconds(0),
                     SecondsArg("duration", duration),
                     stream);
-                for (auto& f : flows)
-                {
-                    f.src = hosts[f.src];
-                    f.dst = hosts[f.dst];
-                }
             }
             else
             {

@@ -96,6 +96,20 @@ RoceHpccFormat::WriteTopology(std::ostream& os, const Topology& t)
     }
 }
 
+std::vector<uint32_t>
+RoceHpccFormat::Hosts(const Topology& topology)
+{
+    std::vector<uint32_t> hosts;
+    for (uint32_t i = 0; i < topology.nodes; ++i)
+    {
+        if (!topology.isSwitch[i])
+        {
+            hosts.push_back(i);
+        }
+    }
+    return hosts;
+}
+
 std::vector<RoceHpccFormat::Flow>
 RoceHpccFormat::ReadFlows(const std::string& path, const Topology& topology)
 {

@@ -84,6 +84,12 @@ class RoceHpccFormat
     static std::vector<Flow> ReadFlows(const std::string& path, const Topology& topology);
 
     /**
+     * \param topology a topology
+     * \return the ids of its hosts (the nodes that are not switches), ascending
+     */
+    static std::vector<uint32_t> Hosts(const Topology& topology);
+
+    /**
      * \brief Write a topology in the file format ReadTopology reads (rates in
      * bit/s, delays in ns), e.g. to hand a fabric to another simulator.
      * \param os the stream \param topology the topology

@@ -182,6 +182,25 @@ RoceWorkloadHelper::Poisson(uint32_t hosts,
 }
 
 std::vector<RoceFlowSpec>
+RoceWorkloadHelper::Poisson(const std::vector<uint32_t>& hosts,
+                            const RoceSizeCdf& cdf,
+                            double load,
+                            DataRate hostRate,
+                            Time start,
+                            Time duration,
+                            int64_t stream)
+{
+    std::vector<RoceFlowSpec> flows =
+        Poisson(static_cast<uint32_t>(hosts.size()), cdf, load, hostRate, start, duration, stream);
+    for (auto& f : flows)
+    {
+        f.src = hosts[f.src];
+        f.dst = hosts[f.dst];
+    }
+    return flows;
+}
+
+std::vector<RoceFlowSpec>
 RoceWorkloadHelper::Incast(const std::vector<uint32_t>& senders,
                            uint32_t receiver,
                            uint64_t bytes,

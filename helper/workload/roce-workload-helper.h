@@ -116,6 +116,27 @@ class RoceWorkloadHelper
                                              int64_t stream);
 
     /**
+     * \brief Poisson arrivals over some nodes: Poisson(hosts.size(), ...)
+     * with each flow's src and dst mapped to the node indexes in hosts (for
+     * example RoceHpccFormat::Hosts of a topology).
+     * \param hosts the hosts' node indexes (at least 2)
+     * \param cdf flow sizes
+     * \param load offered load per host, a fraction of hostRate (0 < load)
+     * \param hostRate a host's line rate
+     * \param start first possible arrival
+     * \param duration how long arrivals go on
+     * \param stream the first of the 4 random streams used
+     * \return the flows, by start time
+     */
+    static std::vector<RoceFlowSpec> Poisson(const std::vector<uint32_t>& hosts,
+                                             const RoceSizeCdf& cdf,
+                                             double load,
+                                             DataRate hostRate,
+                                             Time start,
+                                             Time duration,
+                                             int64_t stream);
+
+    /**
      * \brief Every sender sends bytes to one receiver at the same time.
      * \param senders the senders \param receiver the receiver
      * \param bytes each flow's size \param start when all start

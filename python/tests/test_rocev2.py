@@ -289,6 +289,29 @@ class Runs(Scenario):
         self.assertEqual(len(scenario.fct_text().splitlines()), scenario.n_flows)
         rocev2.destroy()
 
+    def test_hpcc_scenario_poisson_on_hosts(self):
+        # Node 1 is the switch; Poisson flows run between the hosts 0, 2 and 3
+        # only (HPCC FCT lines start with the hosts' addresses 0b00NNNN01).
+        with tempfile.TemporaryDirectory() as tmp:
+            topology = os.path.join(tmp, "topology.txt")
+            with open(topology, "w") as f:
+                f.write("4 1 3\n1\n0 1 100Gbps 1us 0\n2 1 100Gbps 1us 0\n3 1 100Gbps 1us 0\n")
+            scenario = rocev2.HpccScenario(topology, cc="dcqcn", load=0.3,
+                                           cdf=data("data", "cdf", "websearch.txt"),
+                                           duration=0.002)
+        rocev2.run()
+        lines = scenario.fct_text().splitlines()
+        self.assertGreater(len(lines), 0)
+        switch = "0b000101"  # 11.0.1.1, node 1's address
+        ends = set()
+        for line in lines:
+            sip, dip = line.split()[:2]
+            self.assertNotEqual(sip, dip)
+            ends.update((sip, dip))
+        self.assertNotIn(switch, ends)
+        self.assertLessEqual(ends, {"0b000001", "0b000201", "0b000301"})
+        rocev2.destroy()
+
     def test_chakra_replay(self):
         zone = rocev2.AiZone(gpus=8, gpus_per_server=1)
         replay = rocev2.ChakraReplay(zone, zone.placement().contiguous(8),

@@ -232,27 +232,14 @@ class HpccFatTreeTestCase : public TestCase
         }
         else
         {
-            std::vector<uint32_t> hosts;
-            for (uint32_t i = 0; i < t.nodes; ++i)
-            {
-                if (!t.isSwitch[i])
-                {
-                    hosts.push_back(i);
-                }
-            }
             const RoceSizeCdf cdf = RoceSizeCdf::Read(Rocev2RepoFile("data/cdf/websearch.txt"));
-            flows = RoceWorkloadHelper::Poisson(hosts.size(),
+            flows = RoceWorkloadHelper::Poisson(RoceHpccFormat::Hosts(t),
                                                 cdf,
                                                 0.3,
                                                 DataRate("100Gbps"),
                                                 MicroSeconds(10),
                                                 MicroSeconds(100),
                                                 5);
-            for (auto& f : flows)
-            {
-                f.src = hosts[f.src];
-                f.dst = hosts[f.dst];
-            }
         }
         uint64_t bytes = 0;
         for (const auto& f : flows)

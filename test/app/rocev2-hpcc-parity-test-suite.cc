@@ -193,27 +193,15 @@ class HpccParityTestCase : public TestCase
         else
         {
             // As rocev2-hpcc-compat --load generates them.
-            std::vector<uint32_t> hosts;
-            for (uint32_t i = 0; i < t.nodes; ++i)
-            {
-                if (!t.isSwitch[i])
-                {
-                    hosts.push_back(i);
-                }
-            }
+            const std::vector<uint32_t> hosts = RoceHpccFormat::Hosts(t);
             flows =
-                RoceWorkloadHelper::Poisson(hosts.size(),
+                RoceWorkloadHelper::Poisson(hosts,
                                             RoceSizeCdf::Read(Rocev2RepoFile(m_ref.scenario->cdf)),
                                             m_ref.scenario->load,
                                             RoceHelper::GetNic(nodes.Get(hosts[0]))->GetDataRate(),
                                             Seconds(2),
                                             MilliSeconds(10),
                                             1);
-            for (auto& f : flows)
-            {
-                f.src = hosts[f.src];
-                f.dst = hosts[f.dst];
-            }
         }
         Ptr<RoceFctStats> stats = CreateObject<RoceFctStats>();
         RoceWorkloadHelper().Install(nodes, flows, stats);
