@@ -63,20 +63,17 @@ TEST(WorkloadHelper, PoissonOverNodesUsesOnlyThoseNodes)
     std::istringstream in("1000 0\n1000 50\n100000 100\n");
     const RoceSizeCdf cdf = RoceSizeCdf::Parse(in, "test cdf");
     const std::vector<uint32_t> hosts{3, 7, 11};
-    const auto byIndex = RoceWorkloadHelper::Poisson(3,
-                                                     cdf,
-                                                     0.5,
-                                                     DataRate("100Gbps"),
-                                                     Seconds(1),
-                                                     MicroSeconds(500),
-                                                     9);
-    const auto byNode = RoceWorkloadHelper::Poisson(hosts,
-                                                    cdf,
-                                                    0.5,
-                                                    DataRate("100Gbps"),
-                                                    Seconds(1),
-                                                    MicroSeconds(500),
-                                                    9);
+    const auto generate = [&cdf](const auto& over) {
+        return RoceWorkloadHelper::Poisson(over,
+                                           cdf,
+                                           0.5,
+                                           DataRate("100Gbps"),
+                                           Seconds(1),
+                                           MicroSeconds(500),
+                                           9);
+    };
+    const auto byIndex = generate(3u);
+    const auto byNode = generate(hosts);
     // The count is Poisson with mean lambda T = load x hosts x rate x T /
     // (8 x mean size); 5 standard deviations (sqrt of the mean) either side.
     const double mean = 0.5 * 3 * 100e9 * 500e-6 / (8 * cdf.Mean());
