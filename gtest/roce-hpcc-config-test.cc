@@ -12,6 +12,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
+#include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/global-value.h"
@@ -285,6 +286,45 @@ TEST(HpccConfig, AppliesItsKeysToTheFabric)
     DoubleValue pmax;
     q->GetAttribute("EcnPmax", pmax);
     EXPECT_DOUBLE_EQ(pmax.Get(), 0.5);
+    Simulator::Destroy();
+    Config::Reset();
+}
+
+TEST(HpccConfig, DynamicPfcAlphaFollowsTheLinkRate)
+{
+    // That lineage's third.cc: PFC alpha 1/8 on a switch port at the host
+    // rate, doubled per halving of a faster port's rate: 1/2 at 400 Gb/s.
+    const std::string topo = Write("pfctopo",
+                                   "4 2 3\n2 3\n0 2 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n"
+                                   "2 3 400Gbps 1000ns 0\n");
+    const RoceHpccConfig c = RoceHpccConfig::Read(Write(
+        "pfcalpha",
+        "TOPOLOGY_FILE " + topo + "\nFLOW_FILE f.txt\nCC_MODE 1\nUSE_DYNAMIC_PFC_THRESHOLD 1\n"));
+    const RoceHpccFormat::Topology t = RoceHpccFormat::ReadTopology(c.Resolve(c.topologyFile));
+    RoceHelper roce;
+    RoceSwitchHelper switches;
+    c.Apply(roce, switches, t);
+    NodeContainer nodes = RoceHpccFormat::Build(t, roce, switches);
+    Simulator::Stop(NanoSeconds(1));
+    Simulator::Run(); // switches configure their buffers when they start
+    for (uint32_t id : {2u, 3u})
+    {
+        Ptr<RoceSwitch> sw = nodes.Get(id)->GetObject<RoceSwitch>();
+        ASSERT_TRUE(sw);
+        EnumValue mode;
+        sw->GetMmu()->GetAttribute("Mode", mode);
+        EXPECT_EQ(mode.Get(), RoceSharedBufferMmu::DYNAMIC);
+        DataRateValue reference;
+        sw->GetMmu()->GetAttribute("AlphaReferenceRate", reference);
+        EXPECT_EQ(reference.Get(), DataRate("100Gbps"));
+        ASSERT_EQ(sw->GetNPorts(), 2u);
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            const bool fabric = sw->GetPort(p)->GetDataRate() == DataRate("400Gbps");
+            EXPECT_DOUBLE_EQ(sw->GetMmu()->GetPortAlpha(p), fabric ? 0.5 : 0.125)
+                << "switch " << id << " port " << p;
+        }
+    }
     Simulator::Destroy();
     Config::Reset();
 }

@@ -11,6 +11,7 @@
 #include "roce-shared-buffer-mmu-test-util.h"
 
 #include "ns3/boolean.h"
+#include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/roce-shared-buffer-mmu.h"
@@ -152,6 +153,56 @@ TEST(SharedBufferMmuTest, DynamicThresholdShrinksAsSharedUseGrows)
     }
     EXPECT_EQ(mmu->GetThreshold(0, 3), pool / 2);
     EXPECT_EQ(mmu->GetSharedUsed(), 0u);
+}
+
+// AlphaReferenceRate: the HPCC simulator's PFC alpha (its third.cc: shift 3,
+// minus one while the port rate, halved each time, is above the host rate,
+// not below 0), worked by hand for a 100 Gb/s reference and Alpha 1/8.
+TEST(SharedBufferMmuTest, AlphaReferenceRateRaisesFasterPortsAlpha)
+{
+    const std::vector<std::pair<const char*, double>> ports = {
+        {"25Gbps", 1.0 / 8},  // slower: Alpha
+        {"100Gbps", 1.0 / 8}, // the reference: Alpha
+        {"200Gbps", 1.0 / 4}, // 200 > 100, then 100: one doubling
+        {"250Gbps", 1.0 / 2}, // 250 > 100, 125 > 100, then 62.5: two
+        {"400Gbps", 1.0 / 2}, // 400, 200, then 100: two
+        {"1600Gbps", 1.0},    // 1600, 800, 400: three, and 1 is the cap
+    };
+    std::vector<Link> links;
+    for (const auto& [rate, alpha] : ports)
+    {
+        links.push_back(Link{DataRate(rate), MicroSeconds(1)});
+    }
+    auto mmu = CreateObject<RoceSharedBufferMmu>();
+    mmu->SetAttribute("AlphaReferenceRate", DataRateValue(DataRate("100Gbps")));
+    mmu->Configure(links);
+    const uint64_t pool = mmu->GetSharedPoolSize();
+    for (uint32_t p = 0; p < ports.size(); ++p)
+    {
+        EXPECT_DOUBLE_EQ(mmu->GetPortAlpha(p), ports[p].second) << ports[p].first;
+        EXPECT_EQ(mmu->GetThreshold(p, 3),
+                  static_cast<uint64_t>(ports[p].second * static_cast<double>(pool)))
+            << ports[p].first;
+    }
+    // Without a reference every port has Alpha; an Alpha above 1 is its own cap.
+    auto flat = CreateObject<RoceSharedBufferMmu>();
+    flat->Configure(links);
+    auto big = CreateObject<RoceSharedBufferMmu>();
+    big->SetAttribute("Alpha", DoubleValue(2));
+    big->SetAttribute("AlphaReferenceRate", DataRateValue(DataRate("100Gbps")));
+    big->Configure(links);
+    for (uint32_t p = 0; p < ports.size(); ++p)
+    {
+        EXPECT_DOUBLE_EQ(flat->GetPortAlpha(p), 1.0 / 8) << ports[p].first;
+        EXPECT_DOUBLE_EQ(big->GetPortAlpha(p), 2.0) << ports[p].first;
+    }
+    EXPECT_ROCE_ERROR(mmu->GetPortAlpha(6), "port 6 is not configured");
+    // Alpha or the reference changed after Configure apply at once.
+    mmu->SetAttribute("Alpha", DoubleValue(0.25));
+    EXPECT_DOUBLE_EQ(mmu->GetPortAlpha(1), 0.25); // 100 Gb/s
+    EXPECT_DOUBLE_EQ(mmu->GetPortAlpha(4), 1.0);  // 400 Gb/s: 0.5, then 1
+    mmu->SetAttribute("AlphaReferenceRate", DataRateValue(DataRate(0)));
+    EXPECT_DOUBLE_EQ(mmu->GetPortAlpha(4), 0.25);
 }
 
 // Departures drain headroom, then shared, then reserved, whatever pool each

@@ -638,10 +638,16 @@ RoceHpccConfig::Apply(RoceHelper& roce,
     }
     if (Has("USE_DYNAMIC_PFC_THRESHOLD"))
     {
-        switches.SetMmuAttribute("Mode",
-                                 EnumValue(Number("USE_DYNAMIC_PFC_THRESHOLD", 1) != 0
-                                               ? RoceSharedBufferMmu::DYNAMIC
-                                               : RoceSharedBufferMmu::STATIC));
+        const bool dynamic = Number("USE_DYNAMIC_PFC_THRESHOLD", 1) != 0;
+        switches.SetMmuAttribute(
+            "Mode",
+            EnumValue(dynamic ? RoceSharedBufferMmu::DYNAMIC : RoceSharedBufferMmu::STATIC));
+        if (dynamic)
+        {
+            // That lineage's PFC alpha, "proportional to link bw": 1/8 at the
+            // host rate, doubled per halving of a faster port's rate.
+            switches.SetMmuAttribute("AlphaReferenceRate", DataRateValue(hostRate));
+        }
     }
     switches.SetQueueDiscAttribute("EcnEnabled", BooleanValue(Number("ENABLE_QCN", 1) != 0));
     // Queue pairs are made as flows start: their attributes go through the defaults.

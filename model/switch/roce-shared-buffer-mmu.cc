@@ -51,6 +51,17 @@ RoceSharedBufferMmu::GetTypeId()
                 DoubleValue(1.0 / 8),
                 MakeDoubleAccessor(&RoceSharedBufferMmu::SetAlpha, &RoceSharedBufferMmu::GetAlpha),
                 MakeDoubleChecker<double>())
+            .AddAttribute(
+                "AlphaReferenceRate",
+                "0 (default): every port's dynamic-threshold factor is Alpha. Otherwise a "
+                "port's factor is Alpha doubled once for each time its rate, halved "
+                "repeatedly (in bit/s, rounded down), is still above this rate, up to 1 (or "
+                "Alpha if that is larger): the HPCC simulator's rule with the host rate here, "
+                "1/8 on 100 Gb/s host links and 1/2 on 400 Gb/s fabric links.",
+                DataRateValue(DataRate(0)),
+                MakeDataRateAccessor(&RoceSharedBufferMmu::SetAlphaReferenceRate,
+                                     &RoceSharedBufferMmu::GetAlphaReferenceRate),
+                MakeDataRateChecker())
             .AddAttribute("StaticThreshold",
                           "Shared bytes one PG may use in Static mode.",
                           QueueSizeValue(QueueSize("1MB")),
@@ -110,12 +121,43 @@ RoceSharedBufferMmu::SetAlpha(double alpha)
                   "RoceSharedBufferMmu: Alpha=" << alpha
                                                 << " out of range: must be > 0 (and <= 1024)");
     m_alpha = alpha;
+    UpdatePortAlpha();
 }
 
 double
 RoceSharedBufferMmu::GetAlpha() const
 {
     return m_alpha;
+}
+
+void
+RoceSharedBufferMmu::SetAlphaReferenceRate(DataRate rate)
+{
+    m_alphaReferenceRate = rate;
+    UpdatePortAlpha();
+}
+
+DataRate
+RoceSharedBufferMmu::GetAlphaReferenceRate() const
+{
+    return m_alphaReferenceRate;
+}
+
+void
+RoceSharedBufferMmu::UpdatePortAlpha()
+{
+    m_portAlpha.assign(m_portRate.size(), m_alpha);
+    const uint64_t reference = m_alphaReferenceRate.GetBitRate();
+    // Double while the halved rate is above the reference, and the factor
+    // stays at most max(Alpha, 1).
+    const double cap = std::max(m_alpha, 1.0);
+    for (uint32_t p = 0; reference > 0 && p < m_portRate.size(); ++p)
+    {
+        for (uint64_t r = m_portRate[p]; r > reference && m_portAlpha[p] * 2 <= cap; r /= 2)
+        {
+            m_portAlpha[p] *= 2;
+        }
+    }
 }
 
 void
@@ -156,6 +198,12 @@ RoceSharedBufferMmu::Configure(const std::vector<PortLink>& links)
                   "RoceSharedBufferMmu: BufferSize=" << m_bufferSize << " must be in bytes");
     m_nPorts = static_cast<uint32_t>(links.size());
     m_headroom.assign(m_nPorts, 0);
+    m_portRate.resize(m_nPorts);
+    for (uint32_t p = 0; p < m_nPorts; ++p)
+    {
+        m_portRate[p] = links[p].rate.GetBitRate();
+    }
+    UpdatePortAlpha();
     m_pgs.assign(m_nPorts * ROCE_NUM_PRIORITIES, PgState());
     uint32_t nLossless = 0;
     for (uint8_t pg = 0; pg < ROCE_NUM_PRIORITIES; ++pg)
@@ -247,7 +295,16 @@ RoceSharedBufferMmu::GetThreshold(uint32_t port, uint8_t /* pg */) const
         return m_staticThreshold.GetValue();
     }
     uint32_t i = PoolIndex(port);
-    return static_cast<uint64_t>(m_alpha * static_cast<double>(m_poolSize[i] - m_poolUsed[i]));
+    return static_cast<uint64_t>(m_portAlpha[port] *
+                                 static_cast<double>(m_poolSize[i] - m_poolUsed[i]));
+}
+
+double
+RoceSharedBufferMmu::GetPortAlpha(uint32_t port) const
+{
+    ROCE_ERROR_IF(port >= m_portAlpha.size(),
+                  "RoceSharedBufferMmu: port " << port << " is not configured");
+    return m_portAlpha[port];
 }
 
 RoceSharedBufferMmu::Admission

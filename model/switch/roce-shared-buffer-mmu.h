@@ -163,6 +163,13 @@ class RoceSharedBufferMmu : public Object
     /** \param port a port \return headroom per lossless PG of the port */
     uint64_t GetHeadroom(uint32_t port) const;
 
+    /**
+     * \param port a configured port
+     * \return its dynamic-threshold factor: Alpha, or more for a port
+     *         faster than AlphaReferenceRate
+     */
+    double GetPortAlpha(uint32_t port) const;
+
     /** \param port a port \param pg a PG \return bytes the PG holds now */
     uint64_t GetPgBytes(uint32_t port, uint8_t pg) const;
 
@@ -197,6 +204,10 @@ class RoceSharedBufferMmu : public Object
     void SetAlpha(double alpha);
     /** \return the dynamic-threshold factor */
     double GetAlpha() const;
+    /** \param rate the AlphaReferenceRate attribute (0: none) */
+    void SetAlphaReferenceRate(DataRate rate);
+    /** \return the AlphaReferenceRate attribute */
+    DataRate GetAlphaReferenceRate() const;
 
   protected:
     void DoDispose() override;
@@ -215,6 +226,8 @@ class RoceSharedBufferMmu : public Object
 
     /** \param port a port \return the index of its shared pool */
     uint32_t PoolIndex(uint32_t port) const;
+    /** \brief Each port's factor from Alpha, AlphaReferenceRate and its rate. */
+    void UpdatePortAlpha();
     /** \param s a lossless list such as "3" or "3,4" */
     void SetLossless(std::string s);
     /** \return the lossless list */
@@ -223,6 +236,7 @@ class RoceSharedBufferMmu : public Object
     QueueSize m_bufferSize;
     Mode m_mode{DYNAMIC};
     double m_alpha{1.0 / 8};
+    DataRate m_alphaReferenceRate; //!< 0: every port's factor is m_alpha
     QueueSize m_staticThreshold;
     QueueSize m_reservedPerPg;
     QueueSize m_headroomOverride;
@@ -236,6 +250,8 @@ class RoceSharedBufferMmu : public Object
     bool m_configured{false};
     uint32_t m_nPorts{0};
     std::vector<uint64_t> m_headroom; //!< per port
+    std::vector<uint64_t> m_portRate; //!< per port, its line rate in bit/s
+    std::vector<double> m_portAlpha;  //!< per port, the dynamic-threshold factor
     std::vector<PgState> m_pgs;       //!< port * ROCE_NUM_PRIORITIES + pg
     std::vector<uint64_t> m_poolSize; //!< one pool, or one per port
     std::vector<uint64_t> m_poolUsed;
