@@ -17,6 +17,7 @@
 #include "ns3/roce-queue-pair.h"
 #include "ns3/string.h"
 
+#include <cstdlib>
 #include <gtest/gtest.h>
 #include <string>
 #include <vector>
@@ -160,4 +161,22 @@ TEST(RoceCommandLineSeed, SeedIsTheRunNumber)
                       "--seed and --RngRun both set the run number: give one of them");
     EXPECT_ROCE_ERROR(ParseSeed({"--seed=0"}), "--seed=0 \\(must be at least 1\\)");
     RngSeedManager::SetRun(1);
+}
+
+TEST(RoceCommandLineSeed, RngRunFromTheEnvironmentIsTheRunNumber)
+{
+    // ns-3 takes NS_GLOBAL_VALUE="RngRun=N" when the program starts; here
+    // the run it would have set is set by hand. Without a flag the program
+    // keeps that run (and reports it as its seed) instead of its default 1.
+    ASSERT_EQ(setenv("NS_GLOBAL_VALUE", "SchedulerType=ns3::MapScheduler;RngRun=4", 1), 0);
+    RngSeedManager::SetRun(4);
+    EXPECT_EQ(ParseSeed({}), 4u);
+    EXPECT_EQ(RngSeedManager::GetRun(), 4u);
+    EXPECT_ROCE_ERROR(ParseSeed({"--seed=2"}),
+                      "--seed and RngRun in NS_GLOBAL_VALUE both set the run number");
+    ASSERT_EQ(unsetenv("NS_GLOBAL_VALUE"), 0);
+    RngSeedManager::SetRun(1);
+    // Without it, the default seed is the run.
+    EXPECT_EQ(ParseSeed({}), 1u);
+    EXPECT_EQ(RngSeedManager::GetRun(), 1u);
 }

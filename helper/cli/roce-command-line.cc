@@ -222,6 +222,30 @@ RoceCli::MakeCongestionControl(const std::string& cc,
     return RoceCcHelper(cc, preset);
 }
 
+namespace
+{
+/** \return true if NS_GLOBAL_VALUE ("name=value;name=value") names RngRun */
+bool
+EnvironmentSetsRngRun()
+{
+    const char* env = std::getenv("NS_GLOBAL_VALUE");
+    if (env == nullptr)
+    {
+        return false;
+    }
+    std::istringstream in(env);
+    std::string item;
+    while (std::getline(in, item, ';'))
+    {
+        if (item.substr(0, item.find('=')) == "RngRun")
+        {
+            return true;
+        }
+    }
+    return false;
+}
+} // namespace
+
 void
 RoceCli::UseFastScheduler()
 {
@@ -502,11 +526,17 @@ RoceCommandLine::Parse(int argc, char** argv)
     }
     ROCE_ERROR_IF(seedGiven && runGiven,
                   "--seed and --RngRun both set the run number: give one of them");
-    if (runGiven)
+    // ns-3 also takes the run from NS_GLOBAL_VALUE="...;RngRun=N;...".
+    const bool envRun = !runGiven && EnvironmentSetsRngRun();
+    ROCE_ERROR_IF(seedGiven && envRun,
+                  "--seed and RngRun in NS_GLOBAL_VALUE both set the run number: give one "
+                  "of them");
+    if (runGiven || envRun)
     {
-        // --RngRun alone: the run ns-3 was given, reported as the seed.
+        // --RngRun (or the environment's) alone: the run ns-3 was given,
+        // reported as the seed.
         ROCE_ERROR_IF(RngSeedManager::GetRun() > UINT32_MAX,
-                      "--RngRun=" << RngSeedManager::GetRun() << " exceeds 2^32 - 1");
+                      "RngRun=" << RngSeedManager::GetRun() << " exceeds 2^32 - 1");
         *m_seed = static_cast<uint32_t>(RngSeedManager::GetRun());
     }
     ROCE_ERROR_IF(*m_seed == 0, "--seed=0 (must be at least 1)");

@@ -272,7 +272,8 @@ class RoceCommandLine
     void AddCongestionControl(std::string& cc, std::string& preset);
     /**
      * \param seed the --seed value (at least 1; its default now): Parse makes
-     *        it ns-3's run number (RngRun); --RngRun=N alone sets it to N
+     *        it ns-3's run number (RngRun); --RngRun=N alone, or RngRun=N in
+     *        NS_GLOBAL_VALUE, sets it to N
      */
     void AddSeed(uint32_t& seed);
     /** \param faults the --faults file */
