@@ -16,7 +16,6 @@
 #include "ns3/roce-pint-digest.h"
 #include "ns3/roce-psn.h"
 #include "ns3/roce-raw-trailer.h"
-#include "ns3/roce-reth-header.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
