@@ -17,6 +17,7 @@
 
 #include "roce-gtest-error.h"
 
+#include "ns3/enum.h"
 #include "ns3/roce-ai-zone-helper.h"
 #include "ns3/roce-collective-app.h"
 #include "ns3/roce-collective-helper.h"
@@ -363,6 +364,19 @@ TEST(CollectiveErrorTest, QpModeUnknown)
                                            c.SetCommunicatorAttribute("QpMode", StringValue("xyz"));
                                        }),
                       "ns3::RoceCommunicator::QpMode=xyz is not accepted \\(valid: split\\|rr\\)");
+}
+
+TEST(CollectiveErrorTest, QpModeOutsideItsNamesIsPrintedAsANumber)
+{
+    // An EnumValue carrying a number the checker has no name for: the error
+    // names the number (the checker cannot print it) and the valid names.
+    EXPECT_ROCE_ERROR(MakeCommunicator(FirstGpus(4),
+                                       [](RoceCollectiveHelper& c) {
+                                           c.SetCommunicatorAttribute(
+                                               "QpMode",
+                                               EnumValue(static_cast<RoceCommunicator::QpMode>(7)));
+                                       }),
+                      "ns3::RoceCommunicator::QpMode=7 is not accepted \\(valid: split\\|rr\\)");
 }
 
 TEST(CollectiveErrorTest, ChannelsAndChunkSizeRange)

@@ -27,6 +27,7 @@
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-hpcc-config.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-shared-buffer-mmu.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch-port.h"
@@ -275,7 +276,7 @@ TEST(HpccConfig, AppliesItsKeysToTheFabric)
     QueueSizeValue buffer;
     sw->GetMmu()->GetAttribute("BufferSize", buffer);
     EXPECT_EQ(buffer.Get().GetValue(), 2u * 1024 * 1024); // MiB
-    EnumValue mode;
+    RoceEnumValue<RoceSharedBufferMmu::Mode> mode;
     sw->GetMmu()->GetAttribute("Mode", mode);
     EXPECT_EQ(mode.Get(), RoceSharedBufferMmu::STATIC);
     Simulator::Stop(NanoSeconds(1));
@@ -311,7 +312,7 @@ TEST(HpccConfig, DynamicPfcAlphaFollowsTheLinkRate)
     {
         Ptr<RoceSwitch> sw = nodes.Get(id)->GetObject<RoceSwitch>();
         ASSERT_TRUE(sw);
-        EnumValue mode;
+        RoceEnumValue<RoceSharedBufferMmu::Mode> mode;
         sw->GetMmu()->GetAttribute("Mode", mode);
         EXPECT_EQ(mode.Get(), RoceSharedBufferMmu::DYNAMIC);
         DataRateValue reference;
@@ -366,7 +367,7 @@ TEST(HpccConfig, AppliesTheHpccModeOfTheLineagesRunScript)
     GlobalValue::GetValueByName("RoceIntUnitMultiplier", multi);
     EXPECT_EQ(multi.Get(), 4u);
     // ACK_HIGH_PRIO 0: ACKs in their queue pair's class.
-    EnumValue ackClass;
+    RoceEnumValue<RoceNetDevice::AckClass> ackClass;
     RoceHelper::GetNic(nodes.Get(0))->GetAttribute("AckClass", ackClass);
     EXPECT_EQ(ackClass.Get(), RoceNetDevice::ACK_QUEUE_PAIR);
     DoubleValue eta;
@@ -453,7 +454,7 @@ TEST(HpccConfig, ModelsTheTimelyMode)
     TimeValue minRtt;
     cc->GetAttribute("MinRtt", minRtt);
     EXPECT_EQ(minRtt.Get(), MicroSeconds(20));
-    EnumValue count;
+    RoceEnumValue<RoceCcTimely::HaiCount> count;
     cc->GetAttribute("HaiCount", count);
     EXPECT_EQ(count.Get(), RoceCcTimely::HAI_INCREASES);
     Simulator::Destroy();
@@ -538,7 +539,7 @@ TEST(HpccConfig, AckPriorityAndHpccWithoutFastReaction)
 {
     auto qp = QpOf("ackhigh", "CC_MODE 1\nACK_HIGH_PRIO 1\n");
     // ACK_HIGH_PRIO 1: from the NIC's control queue, in the data's DSCP.
-    EnumValue ackClass;
+    RoceEnumValue<RoceNetDevice::AckClass> ackClass;
     qp->GetNic()->GetAttribute("AckClass", ackClass);
     EXPECT_EQ(ackClass.Get(), RoceNetDevice::ACK_CONTROL_QUEUE);
     EXPECT_EQ(qp->GetNic()->GetAckPriority(3), qp->GetNic()->GetCnpPriority())

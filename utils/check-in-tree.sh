@@ -2,35 +2,49 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Prove that ns3-rocev2 builds and passes its tests as a contrib module of a real
-# ns-3 source tree (Debian's ns-3.37 source package), the way users install it:
+# ns-3 source tree, the way users install it, on each ns-3 release the module
+# supports (doc/rocev2.rst, "Supported ns-3 versions"):
 #
-#   1. fetch the ns-3 source with `apt-get source ns3` into a cache folder
-#      (adding a deb-src entry for bookworm main if apt has none);
-#   2. copy the module to contrib/rocev2 of that tree, replacing an older copy;
-#   3. ./ns3 configure with the debug profile (-Werror, asserts and logs on), only
+#   --ns3=3.37  Debian bookworm's ns-3, fetched with `apt-get source ns3`
+#               (a deb-src entry for bookworm main is added if apt has none);
+#   --ns3=3.48  the current release, unpacked from its source tarball
+#               (ns-3.48.tar.xz: --tarball=PATH, else $ROCEV2_NS3_TARBALL, else
+#               ../shared/ns-3/ beside the checkout), checked against the
+#               SHA-256 file beside it when there is one.
+#
+# Then, in that tree:
+#   1. copy the module to contrib/rocev2, replacing an older copy;
+#   2. ./ns3 configure with the debug profile (-Werror, asserts and logs on), only
 #      the rocev2 module and its dependencies, rocev2's examples and tests only;
-#   4. ./ns3 build;
-#   5. ./test.py --no-build on the rocev2-* suites, then on the examples of
+#   3. ./ns3 build;
+#   4. ./test.py --no-build on the rocev2-* suites, then on the examples of
 #      test/examples-to-run.py.
 #
-# The source tree and its build folder stay in the cache, so a second run only
-# rebuilds what changed. A first full build takes ~15-25 min on 2 cores.
+# Each version's source tree and build folder stay in a cache of its own, so a
+# second run only rebuilds what changed. A first build takes 20-30 min on
+# 2 cores (ns-3's core, network, internet, bridge, stats and traffic-control,
+# then the module).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-CACHE="${ROCEV2_INTREE_CACHE:-$HOME/.cache/rocev2-intree}"
+CACHE_ROOT="${ROCEV2_INTREE_CACHE:-$HOME/.cache/rocev2-intree}"
 # What a user copies into contrib/rocev2 (the standalone-only cmake/, gtest/,
 # bench/ and build folders stay out).
 MODULE_ITEMS=(CMakeLists.txt VERSION LICENSE README.md model helper examples test doc data)
 
 usage() {
     cat <<EOF
-Usage: utils/check-in-tree.sh [--configure-only] [--fullness=F] [-j N]
+Usage: utils/check-in-tree.sh [--ns3=VERSION] [--tarball=PATH] [--configure-only]
+                              [--fullness=F] [-j N]
 
-Build and test the rocev2 module inside an ns-3 source tree (apt-get source ns3),
-as contrib/rocev2, with the debug profile (warnings are errors).
+Build and test the rocev2 module inside an ns-3 source tree, as contrib/rocev2,
+with the debug profile (warnings are errors).
 
 Options:
+  --ns3=VERSION     3.37 (default): Debian's source package (apt-get source ns3);
+                    3.48: the release tarball (see --tarball)
+  --tarball=PATH    ns-3.48.tar.xz for --ns3=3.48 (default: \$ROCEV2_NS3_TARBALL,
+                    else $DEFAULT_TARBALL)
   --configure-only  stop after './ns3 configure' (checks that the module is
                     picked up, without the long build)
   --fullness=F      test.py fullness: QUICK (default), EXTENSIVE or TAKES_FOREVER
@@ -38,18 +52,25 @@ Options:
   -h, --help        show this help
 
 Environment:
-  ROCEV2_INTREE_CACHE  where the ns-3 source tree is kept
-                       (default: \$HOME/.cache/rocev2-intree; now: $CACHE)
+  ROCEV2_INTREE_CACHE  where the ns-3 source trees are kept, one folder per
+                       version (default: \$HOME/.cache/rocev2-intree; now:
+                       $CACHE_ROOT)
+  ROCEV2_NS3_TARBALL   the ns-3.48 source tarball (see --tarball)
 EOF
 }
 
+DEFAULT_TARBALL="$(cd "$ROOT/.." && pwd)/shared/ns-3/ns-3.48.tar.xz"
 configure_only=0
 fullness=QUICK
+version=3.37
+tarball="${ROCEV2_NS3_TARBALL:-$DEFAULT_TARBALL}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 while (($#)); do
     case $1 in
         -h | --help) usage; exit 0 ;;
         --configure-only) configure_only=1; shift ;;
+        --ns3=*) version=${1#*=}; shift ;;
+        --tarball=*) tarball=${1#*=}; shift ;;
         --fullness=*) fullness=${1#*=}; shift ;;
         -j) (($# >= 2)) || { echo "check-in-tree: -j needs a value" >&2; exit 2; }; jobs=$2; shift 2 ;;
         -j*) jobs=${1#-j}; shift ;;
@@ -61,6 +82,11 @@ case $fullness in
     *) echo "check-in-tree: --fullness must be QUICK, EXTENSIVE or TAKES_FOREVER" >&2; exit 2 ;;
 esac
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "check-in-tree: -j expects a positive integer" >&2; exit 2; }
+case $version in
+    3.37 | 3.48) ;;
+    *) echo "check-in-tree: --ns3=$version: the supported versions are 3.37 and 3.48" >&2; exit 2 ;;
+esac
+CACHE="$CACHE_ROOT/ns3-$version"
 
 start=$SECONDS
 step() {
@@ -94,10 +120,12 @@ ns3() {
     USER="$ns3_user" ./ns3 "$@"
 }
 
-# The unpacked ns-3 tree in the cache: CACHE/ns3-<ver>/ns-3.<ver>.
+# The unpacked ns-3 tree of this version in its cache: CACHE/ns-3.<ver> (the
+# tarball's folder), or CACHE/ns3-<ver>/ns-3.<ver> (apt-get source's layout:
+# the Debian package folder holds the ns-3 tree).
 find_tree() {
     local d
-    for d in "$CACHE"/ns3-*/ns-3.*; do
+    for d in "$CACHE/ns-$version" "$CACHE/ns3-$version"/ns-"$version"; do
         if [[ -x $d/ns3 && -f $d/test.py ]]; then
             echo "$d"
             return 0
@@ -111,17 +139,22 @@ has_deb_src() {
         grep -qsE '^[[:space:]]*Types:.*deb-src' /etc/apt/sources.list.d/*.sources
 }
 
-fetch_source() {
-    mkdir -p "$CACHE"
-    for tool in dpkg-source cmake g++ python3; do
+# The tools that apt-get source, the tarball and ns-3's build need.
+need_tools() {
+    local tool
+    for tool in dpkg-source cmake ninja g++ python3 xz; do
         if ! command -v "$tool" >/dev/null 2>&1; then
-            step "installing the build tools apt-get source and ns-3 need"
+            step "installing the build tools apt-get source and ns-3 need ($tool is missing)"
             as_root apt-get update -q
             as_root apt-get install -y -q --no-install-recommends dpkg-dev cmake ninja-build g++ \
-                python3
+                python3 xz-utils
             break
         fi
     done
+}
+
+fetch_source() {
+    mkdir -p "$CACHE"
     if ! has_deb_src; then
         step "adding a deb-src entry for Debian bookworm main"
         as_root tee /etc/apt/sources.list.d/rocev2-deb-src.sources >/dev/null <<'EOF'
@@ -143,10 +176,36 @@ EOF
 
 # ----------------------------------------------------------------------------
 
-step "ns-3 source tree"
+# Unpack the release tarball into the cache, after checking it against the
+# SHA-256 file beside it (ns-3.48.tar.xz.sha256) when there is one.
+unpack_tarball() {
+    [[ -f $tarball ]] || die "--ns3=$version needs the ns-$version source tarball: $tarball does not exist (give --tarball=PATH or set ROCEV2_NS3_TARBALL)"
+    case $(basename "$tarball") in
+        ns-"$version".tar.xz | ns-"$version".tar.bz2 | ns-"$version".tar.gz) ;;
+        *) die "--tarball=$tarball is not an ns-$version source tarball (expected ns-$version.tar.xz)" ;;
+    esac
+    if [[ -f $tarball.sha256 ]]; then
+        step "checking $tarball against $tarball.sha256"
+        local want have
+        want="$(awk '{print $1; exit}' "$tarball.sha256")"
+        have="$(sha256sum "$tarball" | awk '{print $1}')"
+        [[ $want == "$have" ]] || die "$tarball: SHA-256 $have, but $tarball.sha256 says $want"
+        echo "SHA-256 OK ($have)"
+    fi
+    step "unpacking $tarball (into $CACHE)"
+    mkdir -p "$CACHE"
+    tar -xf "$tarball" -C "$CACHE"
+}
+
+step "ns-$version source tree"
+need_tools
 if ! tree="$(find_tree)"; then
-    fetch_source
-    tree="$(find_tree)" || die "no ns-3 tree (ns3-*/ns-3.*) found in $CACHE after apt-get source"
+    if [[ $version == 3.37 ]]; then
+        fetch_source
+    else
+        unpack_tarball
+    fi
+    tree="$(find_tree)" || die "no ns-$version tree (ns-$version or ns3-$version/ns-$version) in $CACHE after fetching it"
 fi
 echo "using $tree ($(cat "$tree/VERSION" 2>/dev/null || echo 'unknown version'))"
 

@@ -236,7 +236,7 @@ RoceMonitor::SetStopTime(Time stop)
     // A pending sample past the new stop time is not taken.
     for (EventId* e : {&m_queueEvent, &m_linkEvent, &m_rateEvent})
     {
-        if (e->IsRunning() && TimeStep(e->GetTs()) > m_stopTime)
+        if (!e->IsExpired() && TimeStep(e->GetTs()) > m_stopTime)
         {
             Simulator::Remove(*e);
         }

@@ -112,7 +112,7 @@ RoceProgress::GetOwnEventCount() const
 void
 RoceProgress::Start()
 {
-    if (!m_active || m_event.IsRunning())
+    if (!m_active || !m_event.IsExpired())
     {
         return;
     }

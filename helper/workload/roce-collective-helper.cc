@@ -7,6 +7,7 @@
 #include "ns3/enum.h"
 #include "ns3/node.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-ns3-compat.h"
 
 #include <cstdint>
 #include <string>
@@ -31,8 +32,10 @@ SetChecked(ObjectFactory& factory, const std::string& name, const AttributeValue
                   "RoceCollectiveHelper: " << tid.GetName() << " has no attribute " << name);
     if (!info.checker->CreateValidValue(value))
     {
-        // An EnumValue prints its name only through a checker that knows it.
-        const auto* e = dynamic_cast<const EnumValue*>(&value);
+        // An EnumValue prints its name only through a checker that knows it:
+        // a number outside the checker's names is printed as a number.
+        // QpMode is the one enum attribute of the three factories.
+        const auto* e = dynamic_cast<const RoceEnumValue<RoceCommunicator::QpMode>*>(&value);
         const std::string text =
             e ? std::to_string(e->Get()) : value.SerializeToString(info.checker);
         ROCE_ERROR("RoceCollectiveHelper: " << tid.GetName() << "::" << name << "=" << text

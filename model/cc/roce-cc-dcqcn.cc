@@ -7,6 +7,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -282,7 +283,8 @@ RoceCcDcqcn::GetTypeId()
                 "(the paper: (i - F) RateHai at the i-th step since the last "
                 "decrease) or Constant (RateHai, ConnectX and the HPCC simulator).",
                 EnumValue(HYPER_GROWING),
-                MakeEnumAccessor(&RoceCcDcqcn::SetHyperIncrease, &RoceCcDcqcn::GetHyperIncrease),
+                RoceMakeEnumAccessor<RoceCcDcqcn::HyperIncrease>(&RoceCcDcqcn::SetHyperIncrease,
+                                                                 &RoceCcDcqcn::GetHyperIncrease),
                 MakeEnumChecker(HYPER_GROWING, "Growing", HYPER_CONSTANT, "Constant"))
             .AddAttribute(
                 "AlphaUpdate",
@@ -293,7 +295,7 @@ RoceCcDcqcn::GetTypeId()
                 "the timer; then every AlphaUpdateInterval sets alpha <- (1-g) alpha + g if a "
                 "CNP arrived in it, (1-g) alpha if none did, and decreases leave alpha alone.",
                 EnumValue(ALPHA_ON_CNP),
-                MakeEnumAccessor(&RoceCcDcqcn::m_alphaUpdate),
+                RoceMakeEnumAccessor<RoceCcDcqcn::AlphaUpdate>(&RoceCcDcqcn::m_alphaUpdate),
                 MakeEnumChecker(ALPHA_ON_CNP, "OnCnp", ALPHA_PER_INTERVAL, "PerInterval"))
             .AddAttribute("IdleTimers",
                           "What the rate-increase timer does while the queue pair has nothing "
@@ -301,7 +303,7 @@ RoceCcDcqcn::GetTypeId()
                           "(skip those events; the next read of the rate applies the expiries "
                           "that elapsed, with identical results).",
                           EnumValue(IDLE_SLEEP),
-                          MakeEnumAccessor(&RoceCcDcqcn::m_idleTimers),
+                          RoceMakeEnumAccessor<RoceCcDcqcn::IdleTimers>(&RoceCcDcqcn::m_idleTimers),
                           MakeEnumChecker(IDLE_RUN, "run", IDLE_SLEEP, "sleep"))
             .AddTraceSource("Alpha",
                             "DCQCN alpha of the queue pair.",

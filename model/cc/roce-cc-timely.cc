@@ -7,6 +7,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -70,7 +71,7 @@ RoceCcTimely::GetTypeId()
                           "of any kind, T_low's included, since the last decrease (the HPCC "
                           "simulator's TIMELY).",
                           EnumValue(RoceCcTimely::HAI_NEGATIVE_GRADIENTS),
-                          MakeEnumAccessor(&RoceCcTimely::m_haiCount),
+                          RoceMakeEnumAccessor<RoceCcTimely::HaiCount>(&RoceCcTimely::m_haiCount),
                           MakeEnumChecker(RoceCcTimely::HAI_NEGATIVE_GRADIENTS,
                                           "NegativeGradients",
                                           RoceCcTimely::HAI_INCREASES,

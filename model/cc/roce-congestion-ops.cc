@@ -259,7 +259,7 @@ RoceCongestionOps::CanSleep() const
 uint64_t
 RoceCongestionOps::GetWindow() const
 {
-    if (m_rateWindow == 0 || m_window != 0)
+    if (m_rateWindow == 0 || m_window.Get() != 0)
     {
         return m_window;
     }

@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-rank-call.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -36,15 +37,16 @@ RoceCommunicator::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&RoceCommunicator::m_qpsPerConnection),
                           MakeUintegerChecker<uint32_t>(1, 64))
-            .AddAttribute("QpMode",
-                          "How messages use a connection's QPs: split (one piece per QP) or rr "
-                          "(whole messages round-robin)",
-                          EnumValue(RoceCommunicator::SPLIT),
-                          MakeEnumAccessor(&RoceCommunicator::m_qpMode),
-                          MakeEnumChecker(RoceCommunicator::SPLIT,
-                                          "split",
-                                          RoceCommunicator::ROUND_ROBIN,
-                                          "rr"))
+            .AddAttribute(
+                "QpMode",
+                "How messages use a connection's QPs: split (one piece per QP) or rr "
+                "(whole messages round-robin)",
+                EnumValue(RoceCommunicator::SPLIT),
+                RoceMakeEnumAccessor<RoceCommunicator::QpMode>(&RoceCommunicator::m_qpMode),
+                MakeEnumChecker(RoceCommunicator::SPLIT,
+                                "split",
+                                RoceCommunicator::ROUND_ROBIN,
+                                "rr"))
             .AddAttribute("ClearToSend",
                           "Receiver-driven admission: the receiving NIC grants each message "
                           "(a CtsBytes SEND on CtsPriority) before the sender posts it",

@@ -15,6 +15,7 @@
 #include "ns3/roce-error.h"
 #include "ns3/roce-header-block.h"
 #include "ns3/roce-icrc-trailer.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pint-digest.h"
 #include "ns3/roce-rank-call.h"
 #include "ns3/roce-raw-trailer.h"
@@ -77,7 +78,8 @@ RoceNetDevice::GetTypeId()
                 "queue them with its data (the HPCC simulator's ACK_HIGH_PRIO 1; a NIC "
                 "doing so sends frames of a paused class, which 802.1Qbb forbids).",
                 EnumValue(RoceNetDevice::ACK_QUEUE_PAIR),
-                MakeEnumAccessor(&RoceNetDevice::SetAckClass, &RoceNetDevice::GetAckClass),
+                RoceMakeEnumAccessor<RoceNetDevice::AckClass>(&RoceNetDevice::SetAckClass,
+                                                              &RoceNetDevice::GetAckClass),
                 MakeEnumChecker(RoceNetDevice::ACK_QUEUE_PAIR,
                                 "QueuePair",
                                 RoceNetDevice::ACK_CONTROL,
@@ -587,7 +589,7 @@ RoceNetDevice::ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame)
     {
         SetXoff(prio, true);
     }
-    if (!m_drainEvent.IsRunning())
+    if (m_drainEvent.IsExpired())
     {
         StartDrain();
     }

@@ -373,7 +373,7 @@ RoceQueuePair::HasOutstanding() const
 bool
 RoceQueuePair::IsStalled() const
 {
-    return m_state == RTS && m_sndMax > m_sndUna && !m_rtoEvent.IsRunning();
+    return m_state == RTS && m_sndMax > m_sndUna && m_rtoEvent.IsExpired();
 }
 
 // ---------------------------------------------------------------------------
@@ -512,7 +512,7 @@ RoceQueuePair::BuildNextPacket()
         }
     }
     m_cc->OnSend(payload, wire);
-    if (!m_rtoEvent.IsRunning())
+    if (m_rtoEvent.IsExpired())
     {
         ArmRto();
     }
@@ -523,7 +523,7 @@ void
 RoceQueuePair::ArmRto()
 {
     m_rtoDeadline = Simulator::Now().GetTimeStep() + m_rto;
-    if (!m_rtoEvent.IsRunning())
+    if (m_rtoEvent.IsExpired())
     {
         m_rtoEvent = Simulator::Schedule(TimeStep(m_rto), &RoceQueuePair::RtoExpired, this);
     }

@@ -7,6 +7,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -47,7 +48,7 @@ RoceReplayApp::GetTypeId()
                           "CPU-side nodes: zero (complete at once) or duration (take their "
                           "profiled duration)",
                           EnumValue(RoceReplayApp::CPU_ZERO),
-                          MakeEnumAccessor(&RoceReplayApp::m_cpuOps),
+                          RoceMakeEnumAccessor<RoceReplayApp::CpuOps>(&RoceReplayApp::m_cpuOps),
                           MakeEnumChecker(RoceReplayApp::CPU_ZERO,
                                           "zero",
                                           RoceReplayApp::CPU_DURATION,

@@ -306,7 +306,7 @@ RoceNvlinkDomain::CatchUp()
 {
     // A start or a rate change in the tick where a last byte leaves, before
     // that event ran: end those transfers first, at their exact time.
-    while (m_event.IsRunning() && CeilToTick(m_nextLastByte) <= Simulator::Now())
+    while (!m_event.IsExpired() && CeilToTick(m_nextLastByte) <= Simulator::Now())
     {
         m_event.Cancel();
         LastByteLeft();

@@ -8,6 +8,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-pint-digest.h"
 #include "ns3/roce-raw-header.h"
@@ -37,7 +38,8 @@ RoceEgressQueueDisc::GetTypeId()
             .AddAttribute("Scheduler",
                           "Scheduling among priorities: Strict or Dwrr.",
                           EnumValue(RoceEgressQueueDisc::STRICT),
-                          MakeEnumAccessor(&RoceEgressQueueDisc::m_scheduler),
+                          RoceMakeEnumAccessor<RoceEgressQueueDisc::Scheduler>(
+                              &RoceEgressQueueDisc::m_scheduler),
                           MakeEnumChecker(RoceEgressQueueDisc::STRICT,
                                           "Strict",
                                           RoceEgressQueueDisc::DWRR,
@@ -92,7 +94,8 @@ RoceEgressQueueDisc::GetTypeId()
             .AddAttribute("EcnMarkAt",
                           "Mark when a packet is enqueued or when it is dequeued.",
                           EnumValue(RoceEgressQueueDisc::MARK_AT_DEQUEUE),
-                          MakeEnumAccessor(&RoceEgressQueueDisc::m_markPoint),
+                          RoceMakeEnumAccessor<RoceEgressQueueDisc::MarkPoint>(
+                              &RoceEgressQueueDisc::m_markPoint),
                           MakeEnumChecker(RoceEgressQueueDisc::MARK_AT_ENQUEUE,
                                           "Enqueue",
                                           RoceEgressQueueDisc::MARK_AT_DEQUEUE,

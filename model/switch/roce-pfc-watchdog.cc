@@ -6,6 +6,7 @@
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-ns3-compat.h"
 
 namespace ns3
 {
@@ -51,7 +52,7 @@ RocePfcWatchdog::GetTypeId()
                           "(flush it and drop arrivals, reason pfc-watchdog) or Forward "
                           "(send its frames despite the pause).",
                           EnumValue(RocePfcWatchdog::DROP),
-                          MakeEnumAccessor(&RocePfcWatchdog::m_action),
+                          RoceMakeEnumAccessor<RocePfcWatchdog::Action>(&RocePfcWatchdog::m_action),
                           MakeEnumChecker(RocePfcWatchdog::DROP,
                                           "Drop",
                                           RocePfcWatchdog::FORWARD,

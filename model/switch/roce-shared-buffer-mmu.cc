@@ -8,6 +8,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-spec-list.h"
 #include "ns3/string.h"
 
@@ -33,18 +34,19 @@ RoceSharedBufferMmu::GetTypeId()
                           QueueSizeValue(QueueSize("32MB")),
                           MakeQueueSizeAccessor(&RoceSharedBufferMmu::m_bufferSize),
                           MakeQueueSizeChecker())
-            .AddAttribute("Mode",
-                          "Threshold mode: Dynamic (T = Alpha * free shared buffer), Static "
-                          "(T = StaticThreshold) or Partitioned (buffer split per port, "
-                          "dynamic within each port's share; deep-buffer switches).",
-                          EnumValue(RoceSharedBufferMmu::DYNAMIC),
-                          MakeEnumAccessor(&RoceSharedBufferMmu::m_mode),
-                          MakeEnumChecker(RoceSharedBufferMmu::DYNAMIC,
-                                          "Dynamic",
-                                          RoceSharedBufferMmu::STATIC,
-                                          "Static",
-                                          RoceSharedBufferMmu::PARTITIONED,
-                                          "Partitioned"))
+            .AddAttribute(
+                "Mode",
+                "Threshold mode: Dynamic (T = Alpha * free shared buffer), Static "
+                "(T = StaticThreshold) or Partitioned (buffer split per port, "
+                "dynamic within each port's share; deep-buffer switches).",
+                EnumValue(RoceSharedBufferMmu::DYNAMIC),
+                RoceMakeEnumAccessor<RoceSharedBufferMmu::Mode>(&RoceSharedBufferMmu::m_mode),
+                MakeEnumChecker(RoceSharedBufferMmu::DYNAMIC,
+                                "Dynamic",
+                                RoceSharedBufferMmu::STATIC,
+                                "Static",
+                                RoceSharedBufferMmu::PARTITIONED,
+                                "Partitioned"))
             .AddAttribute(
                 "Alpha",
                 "Dynamic-threshold factor, > 0 (typically 1/128 .. 8).",
@@ -221,10 +223,13 @@ RoceSharedBufferMmu::Configure(const std::vector<PortLink>& links)
         else
         {
             // Exact integer arithmetic, rounded up: headroom is at least the formula.
-            unsigned __int128 bitPs = static_cast<unsigned __int128>(links[p].rate.GetBitRate()) *
-                                      static_cast<uint64_t>(2 * links[p].delay.GetPicoSeconds() +
-                                                            m_pfcResponseTime.GetPicoSeconds());
-            const unsigned __int128 psPerByte = 8000000000000ULL; // 8 bits x 1e12 ps/s
+            // (__extension__: 128-bit integers are a GCC and Clang extension
+            // that -Wpedantic otherwise reports.)
+            __extension__ typedef unsigned __int128 Wide;
+            const Wide bitPs = static_cast<Wide>(links[p].rate.GetBitRate()) *
+                               static_cast<uint64_t>(2 * links[p].delay.GetPicoSeconds() +
+                                                     m_pfcResponseTime.GetPicoSeconds());
+            const Wide psPerByte = 8000000000000ULL; // 8 bits x 1e12 ps/s
             m_headroom[p] = static_cast<uint64_t>((bitPs + psPerByte - 1) / psPerByte) +
                             2 * m_maxFrameSize.GetValue();
         }

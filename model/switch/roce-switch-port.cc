@@ -260,7 +260,7 @@ RoceSwitchPort::WatchdogArm()
     {
         m_wdTimers = std::make_unique<WatchdogTimers>();
     }
-    if (m_wdTimers->check.IsRunning())
+    if (!m_wdTimers->check.IsExpired())
     {
         return;
     }

@@ -30,6 +30,7 @@
 #include "ns3/roce-chakra-replay-helper.h"
 #include "ns3/roce-chakra-trace.h"
 #include "ns3/roce-collective.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
@@ -492,12 +493,12 @@ class RoceChakraReplayTestSuite : public TestSuite
 {
   public:
     RoceChakraReplayTestSuite()
-        : TestSuite("rocev2-chakra-replay", UNIT)
+        : TestSuite("rocev2-chakra-replay", Type::UNIT)
     {
-        AddTestCase(new HandBuiltTraceTestCase, TestCase::QUICK);
-        AddTestCase(new SyntheticCriticalPathTestCase, TestCase::QUICK);
-        AddTestCase(new PytorchReplicatedTestCase, TestCase::QUICK);
-        AddTestCase(new WhatIfTestCase, TestCase::QUICK);
+        AddTestCase(new HandBuiltTraceTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new SyntheticCriticalPathTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new PytorchReplicatedTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new WhatIfTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -15,6 +15,7 @@
 #include "ns3/roce-collective-app.h"
 #include "ns3/roce-collective-helper.h"
 #include "ns3/roce-collective.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
@@ -431,14 +432,14 @@ class RoceCollectiveAlgosTestSuite : public TestSuite
 {
   public:
     RoceCollectiveAlgosTestSuite()
-        : TestSuite("rocev2-collective-algos", UNIT)
+        : TestSuite("rocev2-collective-algos", Type::UNIT)
     {
-        AddTestCase(new TreeBytesTestCase, TestCase::QUICK);
-        AddTestCase(new HalvingDoublingBytesTestCase, TestCase::QUICK);
-        AddTestCase(new HierarchicalBytesTestCase, TestCase::QUICK);
-        AddTestCase(new HalvingDoublingAlphaBetaTestCase, TestCase::QUICK);
-        AddTestCase(new TreeAlphaBetaTestCase, TestCase::QUICK);
-        AddTestCase(new HierarchicalVsRingTestCase, TestCase::QUICK);
+        AddTestCase(new TreeBytesTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new HalvingDoublingBytesTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new HierarchicalBytesTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new HalvingDoublingAlphaBetaTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new TreeAlphaBetaTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new HierarchicalVsRingTestCase, RoceTestDuration::QUICK);
     }
 };
 

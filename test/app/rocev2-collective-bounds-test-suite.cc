@@ -25,6 +25,7 @@
 #include "ns3/roce-collective-helper.h"
 #include "ns3/roce-collective.h"
 #include "ns3/roce-fault-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-nvlink-domain.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-queue-pair.h"
@@ -600,7 +601,7 @@ class RoceCollectiveBoundsTestSuite : public TestSuite
 {
   public:
     RoceCollectiveBoundsTestSuite()
-        : TestSuite("rocev2-collective-bounds", SYSTEM)
+        : TestSuite("rocev2-collective-bounds", Type::SYSTEM)
     {
         // 2 servers on 2 tiers: 2 s; on 3 tiers: 3 s; 4 servers: 19 s.
         const uint64_t S = 64 << 20;
@@ -608,9 +609,9 @@ class RoceCollectiveBoundsTestSuite : public TestSuite
         {
             for (uint32_t tiers : {2u, 3u})
             {
-                const TestCase::TestDuration d = servers == 4 ? TestCase::TAKES_FOREVER
-                                                 : tiers == 3 ? TestCase::EXTENSIVE
-                                                              : TestCase::QUICK;
+                const RoceTestDuration d = servers == 4 ? RoceTestDuration::TAKES_FOREVER
+                                           : tiers == 3 ? RoceTestDuration::EXTENSIVE
+                                                        : RoceTestDuration::QUICK;
                 for (auto algo : {RoceCollective::RING,
                                   RoceCollective::TREE,
                                   RoceCollective::HALVING_DOUBLING,
@@ -626,8 +627,8 @@ class RoceCollectiveBoundsTestSuite : public TestSuite
         {
             for (uint32_t window : {0u, WINDOW})
             {
-                AddTestCase(new CollectiveLossTestCase(op, BER, window), TestCase::QUICK);
-                AddTestCase(new CollectiveLossTestCase(op, FLAP, window), TestCase::QUICK);
+                AddTestCase(new CollectiveLossTestCase(op, BER, window), RoceTestDuration::QUICK);
+                AddTestCase(new CollectiveLossTestCase(op, FLAP, window), RoceTestDuration::QUICK);
             }
         }
     }

@@ -13,6 +13,7 @@
 #include "ns3/roce-collective-app.h"
 #include "ns3/roce-collective-helper.h"
 #include "ns3/roce-gpu-placement.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -266,11 +267,11 @@ class RoceCollectiveFabricTestSuite : public TestSuite
 {
   public:
     RoceCollectiveFabricTestSuite()
-        : TestSuite("rocev2-collective-fabric", UNIT)
+        : TestSuite("rocev2-collective-fabric", Type::UNIT)
     {
-        AddTestCase(new ClearToSendTestCase, TestCase::QUICK);
-        AddTestCase(new PlacementTestCase, TestCase::EXTENSIVE);
-        AddTestCase(new QpScalingEcmpTestCase, TestCase::TAKES_FOREVER);
+        AddTestCase(new ClearToSendTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new PlacementTestCase, RoceTestDuration::EXTENSIVE);
+        AddTestCase(new QpScalingEcmpTestCase, RoceTestDuration::TAKES_FOREVER);
     }
 };
 

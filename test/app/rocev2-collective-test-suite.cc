@@ -16,6 +16,7 @@
 #include "ns3/roce-collective-helper.h"
 #include "ns3/roce-collective.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-nvlink-domain.h"
 #include "ns3/roce-queue-pair.h"
 #include "ns3/simulator.h"
@@ -334,13 +335,13 @@ class RoceCollectiveTestSuite : public TestSuite
 {
   public:
     RoceCollectiveTestSuite()
-        : TestSuite("rocev2-collective", UNIT)
+        : TestSuite("rocev2-collective", Type::UNIT)
     {
-        AddTestCase(new CollectiveBytesTestCase, TestCase::QUICK);
-        AddTestCase(new QpScalingBytesTestCase, TestCase::QUICK);
-        AddTestCase(new AllToAllvTestCase, TestCase::QUICK);
-        AddTestCase(new RingAlphaBetaTestCase(8 << 20), TestCase::QUICK);
-        AddTestCase(new RingAlphaBetaTestCase(256u << 20), TestCase::EXTENSIVE);
+        AddTestCase(new CollectiveBytesTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new QpScalingBytesTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new AllToAllvTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RingAlphaBetaTestCase(8 << 20), RoceTestDuration::QUICK);
+        AddTestCase(new RingAlphaBetaTestCase(256u << 20), RoceTestDuration::EXTENSIVE);
     }
 };
 

@@ -16,6 +16,7 @@
 #include "ns3/nstime.h"
 #include "ns3/roce-collective-helper.h"
 #include "ns3/roce-collective.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
@@ -200,10 +201,10 @@ class DistributedCollectiveTestSuite : public TestSuite
 {
   public:
     DistributedCollectiveTestSuite()
-        : TestSuite("rocev2-distributed-collective", UNIT)
+        : TestSuite("rocev2-distributed-collective", Type::UNIT)
     {
-        AddTestCase(new DistributedRingNoticeTestCase, TestCase::QUICK);
-        AddTestCase(new DistributedBytesTestCase, TestCase::QUICK);
+        AddTestCase(new DistributedRingNoticeTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new DistributedBytesTestCase, RoceTestDuration::QUICK);
     }
 };
 

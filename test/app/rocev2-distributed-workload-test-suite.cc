@@ -14,6 +14,7 @@
 #include "ns3/roce-fct-stats.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-rank-call.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-workload-helper.h"
@@ -207,11 +208,11 @@ class RoceDistributedWorkloadTestSuite : public TestSuite
 {
   public:
     RoceDistributedWorkloadTestSuite()
-        : TestSuite("rocev2-distributed-workload", UNIT)
+        : TestSuite("rocev2-distributed-workload", Type::UNIT)
     {
-        AddTestCase(new AllDoneTestCase, TestCase::QUICK);
-        AddTestCase(new NoFlowsTestCase, TestCase::QUICK);
-        AddTestCase(new OtherRankTestCase, TestCase::QUICK);
+        AddTestCase(new AllDoneTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new NoFlowsTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new OtherRankTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -15,6 +15,7 @@
 #include "ns3/roce-fct-stats.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-hpcc-format.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-size-cdf.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
@@ -276,13 +277,13 @@ class RoceHpccCompatTestSuite : public TestSuite
 {
   public:
     RoceHpccCompatTestSuite()
-        : TestSuite("rocev2-hpcc-compat", UNIT)
+        : TestSuite("rocev2-hpcc-compat", Type::UNIT)
     {
-        AddTestCase(new SameFctsTestCase("none"), TestCase::QUICK);
-        AddTestCase(new SameFctsTestCase("hpcc"), TestCase::QUICK);
-        AddTestCase(new SameFctsTestCase("dctcp"), TestCase::QUICK);
-        AddTestCase(new HpccFatTreeTestCase(false), TestCase::EXTENSIVE);
-        AddTestCase(new HpccFatTreeTestCase(true), TestCase::TAKES_FOREVER);
+        AddTestCase(new SameFctsTestCase("none"), RoceTestDuration::QUICK);
+        AddTestCase(new SameFctsTestCase("hpcc"), RoceTestDuration::QUICK);
+        AddTestCase(new SameFctsTestCase("dctcp"), RoceTestDuration::QUICK);
+        AddTestCase(new HpccFatTreeTestCase(false), RoceTestDuration::EXTENSIVE);
+        AddTestCase(new HpccFatTreeTestCase(true), RoceTestDuration::TAKES_FOREVER);
     }
 };
 

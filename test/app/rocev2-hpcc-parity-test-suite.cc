@@ -17,6 +17,7 @@
 #include "ns3/roce-helper.h"
 #include "ns3/roce-hpcc-config.h"
 #include "ns3/roce-hpcc-format.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-size-cdf.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-workload-helper.h"
@@ -265,7 +266,7 @@ class HpccParityTestSuite : public TestSuite
     HpccParityTestSuite(const char* name,
                         const Scenario* scenario,
                         const std::vector<std::string>& modes)
-        : TestSuite(name, UNIT)
+        : TestSuite(name, Type::UNIT)
     {
         // The rows not yet within the bounds (doc/rocev2.rst, "Parity with
         // the HPCC simulator") keep their figures here for the day they are.
@@ -274,7 +275,7 @@ class HpccParityTestSuite : public TestSuite
             if (ref.scenario == scenario && ref.atParity &&
                 std::find(modes.begin(), modes.end(), ref.mode) != modes.end())
             {
-                AddTestCase(new HpccParityTestCase(ref), TestCase::TAKES_FOREVER);
+                AddTestCase(new HpccParityTestCase(ref), RoceTestDuration::TAKES_FOREVER);
             }
         }
     }

@@ -13,6 +13,7 @@
 #include "ns3/roce-collective-helper.h"
 #include "ns3/roce-job-app.h"
 #include "ns3/roce-job-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
@@ -319,11 +320,11 @@ class RoceJobTestSuite : public TestSuite
 {
   public:
     RoceJobTestSuite()
-        : TestSuite("rocev2-job", UNIT)
+        : TestSuite("rocev2-job", Type::UNIT)
     {
-        AddTestCase(new JobSumTestCase, TestCase::QUICK);
-        AddTestCase(new JobOverlapTestCase, TestCase::QUICK);
-        AddTestCase(new TwoJobsTestCase, TestCase::QUICK);
+        AddTestCase(new JobSumTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new JobOverlapTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new TwoJobsTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -14,6 +14,7 @@
 #include "ns3/roce-collective-helper.h"
 #include "ns3/roce-gpu-placement.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
@@ -279,12 +280,12 @@ class RoceMetaFindingsTestSuite : public TestSuite
 {
   public:
     RoceMetaFindingsTestSuite()
-        : TestSuite("rocev2-meta-findings", UNIT)
+        : TestSuite("rocev2-meta-findings", Type::UNIT)
     {
-        AddTestCase(new MetaCtsAheadTestCase, TestCase::QUICK);
-        AddTestCase(new MetaPlacementTestCase, TestCase::EXTENSIVE);
-        AddTestCase(new MetaEecmpTestCase, TestCase::TAKES_FOREVER);
-        AddTestCase(new MetaCtsTestCase, TestCase::EXTENSIVE);
+        AddTestCase(new MetaCtsAheadTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new MetaPlacementTestCase, RoceTestDuration::EXTENSIVE);
+        AddTestCase(new MetaEecmpTestCase, RoceTestDuration::TAKES_FOREVER);
+        AddTestCase(new MetaCtsTestCase, RoceTestDuration::EXTENSIVE);
     }
 };
 

@@ -14,6 +14,7 @@
 #include "ns3/enum.h"
 #include "ns3/node.h"
 #include "ns3/roce-collective-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-replay-job.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -387,13 +388,13 @@ class RoceReplayTestSuite : public TestSuite
 {
   public:
     RoceReplayTestSuite()
-        : TestSuite("rocev2-replay", UNIT)
+        : TestSuite("rocev2-replay", Type::UNIT)
     {
-        AddTestCase(new OverlapTestCase, TestCase::QUICK);
-        AddTestCase(new StreamsAndCpuTestCase, TestCase::QUICK);
-        AddTestCase(new RendezvousTestCase, TestCase::QUICK);
-        AddTestCase(new UnmatchedTestCase, TestCase::QUICK);
-        AddTestCase(new CheckTestCase, TestCase::QUICK);
+        AddTestCase(new OverlapTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new StreamsAndCpuTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RendezvousTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new UnmatchedTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new CheckTestCase, RoceTestDuration::QUICK);
     }
 };
 

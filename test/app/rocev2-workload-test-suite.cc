@@ -15,6 +15,7 @@
 #include "ns3/roce-flow-app.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-hpcc-format.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-workload-helper.h"
 #include "ns3/simulator.h"
@@ -714,27 +715,27 @@ class RoceWorkloadTestSuite : public TestSuite
 {
   public:
     RoceWorkloadTestSuite()
-        : TestSuite("rocev2-workload", UNIT)
+        : TestSuite("rocev2-workload", Type::UNIT)
     {
         const DataRate g100("100Gbps");
         const DataRate g25("25Gbps");
         const DataRate g40("40Gbps");
         for (uint64_t bytes : {500ull, 1500ull, 100000ull})
         {
-            AddTestCase(new LoneFlowTestCase(1, g100, g100, bytes), TestCase::QUICK);
-            AddTestCase(new LoneFlowTestCase(3, g25, g100, bytes), TestCase::QUICK);
-            AddTestCase(new LoneFlowTestCase(3, g100, g40, bytes), TestCase::QUICK);
+            AddTestCase(new LoneFlowTestCase(1, g100, g100, bytes), RoceTestDuration::QUICK);
+            AddTestCase(new LoneFlowTestCase(3, g25, g100, bytes), RoceTestDuration::QUICK);
+            AddTestCase(new LoneFlowTestCase(3, g100, g40, bytes), RoceTestDuration::QUICK);
         }
-        AddTestCase(new LoneFlowTestCase(1, g100, g100, 10000000), TestCase::QUICK);
-        AddTestCase(new LoneFlowTestCase(3, g25, g100, 10000000), TestCase::EXTENSIVE);
-        AddTestCase(new LoneFlowTestCase(3, g100, g40, 10000000), TestCase::EXTENSIVE);
-        AddTestCase(new SharedBottleneckTestCase, TestCase::QUICK);
-        AddTestCase(new FctFileTestCase, TestCase::QUICK);
-        AddTestCase(new PoissonLoadTestCase, TestCase::QUICK);
-        AddTestCase(new PatternsTestCase, TestCase::QUICK);
-        AddTestCase(new FlowFileRoundTripTestCase, TestCase::QUICK);
-        AddTestCase(new PercentileTestCase, TestCase::QUICK);
-        AddTestCase(new PoissonRunTestCase, TestCase::QUICK);
+        AddTestCase(new LoneFlowTestCase(1, g100, g100, 10000000), RoceTestDuration::QUICK);
+        AddTestCase(new LoneFlowTestCase(3, g25, g100, 10000000), RoceTestDuration::EXTENSIVE);
+        AddTestCase(new LoneFlowTestCase(3, g100, g40, 10000000), RoceTestDuration::EXTENSIVE);
+        AddTestCase(new SharedBottleneckTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FctFileTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new PoissonLoadTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new PatternsTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FlowFileRoundTripTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new PercentileTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new PoissonRunTestCase, RoceTestDuration::QUICK);
     }
 };
 

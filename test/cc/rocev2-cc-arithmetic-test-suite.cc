@@ -14,6 +14,7 @@
 #include "ns3/roce-cc-timely.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-int-record.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
@@ -386,12 +387,12 @@ class RoceCcArithmeticTestSuite : public TestSuite
 {
   public:
     RoceCcArithmeticTestSuite()
-        : TestSuite("rocev2-cc-arithmetic", UNIT)
+        : TestSuite("rocev2-cc-arithmetic", Type::UNIT)
     {
-        AddTestCase(new TimelyArithmeticTestCase, TestCase::QUICK);
-        AddTestCase(new TimelyHaiCountTestCase, TestCase::QUICK);
-        AddTestCase(new DctcpArithmeticTestCase, TestCase::QUICK);
-        AddTestCase(new DcqcnTraceTestCase, TestCase::QUICK);
+        AddTestCase(new TimelyArithmeticTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new TimelyHaiCountTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new DctcpArithmeticTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new DcqcnTraceTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -7,6 +7,8 @@
  */
 #include "rocev2-cc-dynamics-test-helpers.h"
 
+#include "ns3/roce-ns3-compat.h"
+
 namespace
 {
 
@@ -266,29 +268,31 @@ class RoceCcDynamicsTestSuite : public TestSuite
 {
   public:
     RoceCcDynamicsTestSuite()
-        : TestSuite("rocev2-cc-dynamics", SYSTEM)
+        : TestSuite("rocev2-cc-dynamics", Type::SYSTEM)
     {
-        AddTestCase(new CcDynamicsTestCase(Hpcc(), 4), TestCase::QUICK);
-        AddTestCase(new CcDynamicsTestCase(Dctcp(), 4), TestCase::QUICK);
-        AddTestCase(new CcDynamicsTestCase(Timely(), 4), TestCase::QUICK);
-        AddTestCase(new CcDynamicsTestCase(Dcqcn("paper-2015", 40e9), 4), TestCase::EXTENSIVE);
+        AddTestCase(new CcDynamicsTestCase(Hpcc(), 4), RoceTestDuration::QUICK);
+        AddTestCase(new CcDynamicsTestCase(Dctcp(), 4), RoceTestDuration::QUICK);
+        AddTestCase(new CcDynamicsTestCase(Timely(), 4), RoceTestDuration::QUICK);
+        AddTestCase(new CcDynamicsTestCase(Dcqcn("paper-2015", 40e9), 4),
+                    RoceTestDuration::EXTENSIVE);
         // DCTCP is asserted with 4 flows only: with 8 and 16 flows each holds
         // W* = 10 and 5 packets, where one cut is one or two packets and the
         // windows no longer converge (Jain down to 0.91 after the bound, a
         // flow below half the mean in 50 us windows; doc, Validation).
         for (uint32_t n : {8, 16})
         {
-            AddTestCase(new CcDynamicsTestCase(Hpcc(), n), TestCase::TAKES_FOREVER);
-            AddTestCase(new CcDynamicsTestCase(Timely(), n), TestCase::TAKES_FOREVER);
+            AddTestCase(new CcDynamicsTestCase(Hpcc(), n), RoceTestDuration::TAKES_FOREVER);
+            AddTestCase(new CcDynamicsTestCase(Timely(), n), RoceTestDuration::TAKES_FOREVER);
         }
-        AddTestCase(new CcDynamicsTestCase(Dcqcn("paper-2015", 40e9), 8), TestCase::TAKES_FOREVER);
+        AddTestCase(new CcDynamicsTestCase(Dcqcn("paper-2015", 40e9), 8),
+                    RoceTestDuration::TAKES_FOREVER);
         // With 16 DCQCN flows the R_AI-only fluid bound is not met (the join
         // to 16 flows takes 36.5 ms against 27.4 ms, the first leave 6.5 ms
         // against 2 ms): every cut restarts F fast-recovery periods that add
         // no R_AI, which the estimate leaves out. The time is printed; the
         // share after the bound is asserted.
         AddTestCase(new CcDynamicsTestCase(Dcqcn("paper-2015", 40e9), 16, false),
-                    TestCase::TAKES_FOREVER);
+                    RoceTestDuration::TAKES_FOREVER);
     }
 };
 

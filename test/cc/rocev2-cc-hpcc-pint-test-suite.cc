@@ -15,6 +15,7 @@
 
 #include "ns3/roce-cc-hpcc-pint.h"
 #include "ns3/roce-frame.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pint-digest.h"
 
 using namespace ns3;
@@ -325,12 +326,12 @@ class Rocev2CcHpccPintTestSuite : public TestSuite
 {
   public:
     Rocev2CcHpccPintTestSuite()
-        : TestSuite("rocev2-cc-hpcc-pint", UNIT)
+        : TestSuite("rocev2-cc-hpcc-pint", Type::UNIT)
     {
-        AddTestCase(new PintWireTestCase, TestCase::QUICK);
-        AddTestCase(new PintAckDigestTestCase, TestCase::QUICK);
-        AddTestCase(new PintOneFlowTestCase, TestCase::QUICK);
-        AddTestCase(new PintTwoFlowsTestCase, TestCase::QUICK);
+        AddTestCase(new PintWireTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new PintAckDigestTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new PintOneFlowTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new PintTwoFlowsTestCase, RoceTestDuration::QUICK);
     }
 };
 

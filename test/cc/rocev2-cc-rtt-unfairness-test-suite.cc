@@ -7,6 +7,8 @@
  */
 #include "rocev2-cc-dynamics-test-helpers.h"
 
+#include "ns3/roce-ns3-compat.h"
+
 namespace
 {
 
@@ -100,7 +102,7 @@ class RoceCcRttUnfairnessTestSuite : public TestSuite
 {
   public:
     RoceCcRttUnfairnessTestSuite()
-        : TestSuite("rocev2-cc-rtt-unfairness", SYSTEM)
+        : TestSuite("rocev2-cc-rtt-unfairness", Type::SYSTEM)
     {
         const Time shortRtt = BaseRtt(LINK_DELAY);
         const Time longRtt = 4 * shortRtt;
@@ -114,10 +116,10 @@ class RoceCcRttUnfairnessTestSuite : public TestSuite
                              1.25,
                              "DCQCN is rate-based with timer-driven increase: near fair"};
         AddTestCase(new RttUnfairnessTestCase(Dcqcn("paper-2015", 40e9), MilliSeconds(100), dcqcn),
-                    TestCase::QUICK);
+                    RoceTestDuration::QUICK);
         AddTestCase(
             new RttUnfairnessTestCase(Dcqcn("nvidia-cx", LINK_BPS), MilliSeconds(20), dcqcn),
-            TestCase::QUICK);
+            RoceTestDuration::QUICK);
         // HPCC is window-based, but its window is W = R T with each flow's own
         // base RTT T (here measured per flow, the BaseRtt attribute being unset):
         // W_AI / T = B (1 - eta) / N is the same rate step for every flow, and the
@@ -131,7 +133,8 @@ class RoceCcRttUnfairnessTestSuite : public TestSuite
         RttExpectation hpcc{1 / 1.5,
                             1.5,
                             "HPCC's W = R T with per-flow T has an RTT-independent fixed point"};
-        AddTestCase(new RttUnfairnessTestCase(Hpcc(), MilliSeconds(20), hpcc), TestCase::QUICK);
+        AddTestCase(new RttUnfairnessTestCase(Hpcc(), MilliSeconds(20), hpcc),
+                    RoceTestDuration::QUICK);
         // DCTCP is window-based (Alizadeh et al. 2010; RFC 8257): AIMD, one MSS
         // per own RTT T_i up, a cut by alpha / 2 when marked. The switch marks
         // both flows in the same episodes (the queue crosses K for both), so
@@ -152,7 +155,8 @@ class RoceCcRttUnfairnessTestSuite : public TestSuite
         RttExpectation dctcp{dctcpMin,
                              dctcpMax,
                              "DCTCP's AIMD favours the short RTT between 1/RTT and 1/RTT^2"};
-        AddTestCase(new RttUnfairnessTestCase(Dctcp(), MilliSeconds(5), dctcp), TestCase::QUICK);
+        AddTestCase(new RttUnfairnessTestCase(Dctcp(), MilliSeconds(5), dctcp),
+                    RoceTestDuration::QUICK);
         // TIMELY (Mittal et al. 2015) updates once per RTT sample: +Delta, or a
         // cut by beta times the gradient normalised by the flow's own minimum
         // RTT. Both the step and the cut come four times less often to the long
@@ -165,7 +169,8 @@ class RoceCcRttUnfairnessTestSuite : public TestSuite
         RttExpectation timely{1.25,
                               NO_LIMIT,
                               "TIMELY's absolute T_low lets only the short-RTT flow grow freely"};
-        AddTestCase(new RttUnfairnessTestCase(Timely(), MilliSeconds(5), timely), TestCase::QUICK);
+        AddTestCase(new RttUnfairnessTestCase(Timely(), MilliSeconds(5), timely),
+                    RoceTestDuration::QUICK);
     }
 };
 

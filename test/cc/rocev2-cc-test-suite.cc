@@ -15,6 +15,7 @@
 #include "ns3/roce-cc-helper.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
@@ -494,15 +495,16 @@ class RoceCcTestSuite : public TestSuite
 {
   public:
     RoceCcTestSuite()
-        : TestSuite("rocev2-cc", SYSTEM)
+        : TestSuite("rocev2-cc", Type::SYSTEM)
     {
-        AddTestCase(new DcqcnNotificationPointTestCase, TestCase::QUICK);
-        AddTestCase(new DcqcnDecreaseCoalescingTestCase, TestCase::QUICK);
-        AddTestCase(new DcqcnIncastTestCase, TestCase::QUICK);
-        AddTestCase(new DcqcnFairnessTestCase("nvidia-cx", 1500000), TestCase::QUICK);
-        AddTestCase(new DcqcnFairnessTestCase("paper-2015", 200000), TestCase::QUICK);
-        AddTestCase(new DcqcnHpccSimIncastTestCase(20000000, 8, true), TestCase::QUICK);
-        AddTestCase(new DcqcnHpccSimIncastTestCase(200000000, 16, false), TestCase::TAKES_FOREVER);
+        AddTestCase(new DcqcnNotificationPointTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new DcqcnDecreaseCoalescingTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new DcqcnIncastTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new DcqcnFairnessTestCase("nvidia-cx", 1500000), RoceTestDuration::QUICK);
+        AddTestCase(new DcqcnFairnessTestCase("paper-2015", 200000), RoceTestDuration::QUICK);
+        AddTestCase(new DcqcnHpccSimIncastTestCase(20000000, 8, true), RoceTestDuration::QUICK);
+        AddTestCase(new DcqcnHpccSimIncastTestCase(200000000, 16, false),
+                    RoceTestDuration::TAKES_FOREVER);
     }
 };
 

@@ -10,6 +10,7 @@
 #include "ns3/roce-cc-timely.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-int-record.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
@@ -722,13 +723,13 @@ class RoceCcWindowTestSuite : public TestSuite
 {
   public:
     RoceCcWindowTestSuite()
-        : TestSuite("rocev2-cc-window", SYSTEM)
+        : TestSuite("rocev2-cc-window", Type::SYSTEM)
     {
-        AddTestCase(new HpccArithmeticTestCase, TestCase::QUICK);
-        AddTestCase(new HpccVersusDcqcnTestCase, TestCase::QUICK);
-        AddTestCase(new TimelyConvergenceTestCase, TestCase::QUICK);
-        AddTestCase(new DctcpConvergenceTestCase, TestCase::QUICK);
-        AddTestCase(new FirstRttSampleTestCase, TestCase::QUICK);
+        AddTestCase(new HpccArithmeticTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new HpccVersusDcqcnTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new TimelyConvergenceTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new DctcpConvergenceTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FirstRttSampleTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -14,6 +14,7 @@
 #include "ns3/roce-cc-helper.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/simulator.h"
@@ -358,21 +359,21 @@ class RoceDcqcnIdleTestSuite : public TestSuite
 {
   public:
     RoceDcqcnIdleTestSuite()
-        : TestSuite("rocev2-dcqcn-idle", SYSTEM)
+        : TestSuite("rocev2-dcqcn-idle", Type::SYSTEM)
     {
-        AddTestCase(new DcqcnIdleTimersHooksTestCase, TestCase::QUICK);
+        AddTestCase(new DcqcnIdleTimersHooksTestCase, RoceTestDuration::QUICK);
         // paper-2015: 55 us timer, so a 200 us gap holds three skipped expiries.
         AddTestCase(new DcqcnIdleTimersEquivalenceTestCase(
                         "2 MB, 200 us idle, 2 MB again, next to a 2 x 1 MB sender (paper-2015)",
                         "paper-2015",
                         {{2000000, 3, MicroSeconds(200)}, {1000000, 2, MicroSeconds(500)}}),
-                    TestCase::QUICK);
+                    RoceTestDuration::QUICK);
         // hpcc-sim: 900 us timer; 2 ms gaps hold two skipped expiries each.
         AddTestCase(new DcqcnIdleTimersEquivalenceTestCase(
                         "2-sender incast, 2 x 2 MB each with 2 ms idle (hpcc-sim)",
                         "hpcc-sim",
                         {{2000000, 2, MilliSeconds(2)}, {2000000, 2, MicroSeconds(2100)}}),
-                    TestCase::QUICK);
+                    RoceTestDuration::QUICK);
     }
 };
 

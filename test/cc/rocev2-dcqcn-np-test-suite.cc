@@ -20,6 +20,7 @@
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch-port.h"
@@ -314,10 +315,10 @@ class RoceDcqcnNpTestSuite : public TestSuite
 {
   public:
     RoceDcqcnNpTestSuite()
-        : TestSuite("rocev2-dcqcn-np", SYSTEM)
+        : TestSuite("rocev2-dcqcn-np", Type::SYSTEM)
     {
-        AddTestCase(new DcqcnCnpIntervalTestCase(MicroSeconds(20)), TestCase::QUICK);
-        AddTestCase(new DcqcnCnpIntervalTestCase(Time(0)), TestCase::QUICK);
+        AddTestCase(new DcqcnCnpIntervalTestCase(MicroSeconds(20)), RoceTestDuration::QUICK);
+        AddTestCase(new DcqcnCnpIntervalTestCase(Time(0)), RoceTestDuration::QUICK);
         using Spec = DcqcnPresetTestCase::Spec;
         AddTestCase(new DcqcnPresetTestCase(Spec{"paper-2015",
                                                  5e3,
@@ -336,7 +337,7 @@ class RoceDcqcnNpTestSuite : public TestSuite
                                                  true,
                                                  Time(0),
                                                  MicroSeconds(50)}),
-                    TestCase::QUICK);
+                    RoceTestDuration::QUICK);
         AddTestCase(new DcqcnPresetTestCase(Spec{"nvidia-cx",
                                                  150e3,
                                                  1500e3,
@@ -354,7 +355,7 @@ class RoceDcqcnNpTestSuite : public TestSuite
                                                  false,
                                                  MicroSeconds(4),
                                                  MicroSeconds(4)}),
-                    TestCase::QUICK);
+                    RoceTestDuration::QUICK);
         AddTestCase(new DcqcnPresetTestCase(Spec{"hpcc-sim",
                                                  100e3,
                                                  400e3,
@@ -372,7 +373,7 @@ class RoceDcqcnNpTestSuite : public TestSuite
                                                  false,
                                                  MicroSeconds(4),
                                                  Time(0)}),
-                    TestCase::QUICK);
+                    RoceTestDuration::QUICK);
     }
 };
 

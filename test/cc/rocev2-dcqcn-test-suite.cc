@@ -20,6 +20,7 @@
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch-port.h"
@@ -718,11 +719,11 @@ class RoceDcqcnTestSuite : public TestSuite
 {
   public:
     RoceDcqcnTestSuite()
-        : TestSuite("rocev2-dcqcn", SYSTEM)
+        : TestSuite("rocev2-dcqcn", Type::SYSTEM)
     {
-        AddTestCase(new DcqcnIncreaseTimerTestCase, TestCase::QUICK);
-        AddTestCase(new DcqcnByteCounterTestCase, TestCase::QUICK);
-        AddTestCase(new DcqcnAlphaDecayTestCase, TestCase::QUICK);
+        AddTestCase(new DcqcnIncreaseTimerTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new DcqcnByteCounterTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new DcqcnAlphaDecayTestCase, RoceTestDuration::QUICK);
         const std::vector<Time> spread = {MicroSeconds(0),
                                           MicroSeconds(5),
                                           MicroSeconds(10),
@@ -732,16 +733,16 @@ class RoceDcqcnTestSuite : public TestSuite
                         "CNPs within RateDecreasePeriod make one deferred decrease",
                         MicroSeconds(20),
                         spread),
-                    TestCase::QUICK);
+                    RoceTestDuration::QUICK);
         AddTestCase(new DcqcnDecreasePeriodTestCase("RateDecreasePeriod 0: every CNP decreases",
                                                     Time(0),
                                                     spread),
-                    TestCase::QUICK);
+                    RoceTestDuration::QUICK);
         AddTestCase(new DcqcnDecreasePeriodTestCase(
                         "a CNP arriving as the period ends joins the pending decrease",
                         MicroSeconds(20),
                         {MicroSeconds(0), NanoSeconds(19900), MicroSeconds(20)}),
-                    TestCase::QUICK);
+                    RoceTestDuration::QUICK);
     }
 };
 

@@ -11,6 +11,7 @@
 #include "ns3/node-container.h"
 #include "ns3/roce-deadlock-detector.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pfc-watchdog.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
@@ -381,12 +382,12 @@ class RoceDeadlockTestSuite : public TestSuite
 {
   public:
     RoceDeadlockTestSuite()
-        : TestSuite("rocev2-deadlock", SYSTEM)
+        : TestSuite("rocev2-deadlock", Type::SYSTEM)
     {
-        AddTestCase(new RingDeadlockTestCase, TestCase::QUICK);
-        AddTestCase(new RingWatchdogTestCase, TestCase::QUICK);
-        AddTestCase(new RingForwardTestCase, TestCase::QUICK);
-        AddTestCase(new HealthyIncastTestCase, TestCase::QUICK);
+        AddTestCase(new RingDeadlockTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RingWatchdogTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RingForwardTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new HealthyIncastTestCase, RoceTestDuration::QUICK);
     }
 };
 

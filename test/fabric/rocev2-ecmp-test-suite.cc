@@ -13,6 +13,7 @@
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
@@ -601,11 +602,11 @@ class RoceEcmpTestSuite : public TestSuite
 {
   public:
     RoceEcmpTestSuite()
-        : TestSuite("rocev2-ecmp", SYSTEM)
+        : TestSuite("rocev2-ecmp", Type::SYSTEM)
     {
-        AddTestCase(new EcmpLeafSpineTestCase, TestCase::QUICK);
-        AddTestCase(new EEcmpTestCase, TestCase::QUICK);
-        AddTestCase(new PolarisationTestCase, TestCase::QUICK);
+        AddTestCase(new EcmpLeafSpineTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new EEcmpTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new PolarisationTestCase, RoceTestDuration::QUICK);
     }
 };
 

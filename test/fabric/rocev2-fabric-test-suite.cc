@@ -14,6 +14,7 @@
 #include "ns3/roce-channel.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/simulator.h"
@@ -674,11 +675,11 @@ class RoceFabricTestSuite : public TestSuite
 {
   public:
     RoceFabricTestSuite()
-        : TestSuite("rocev2-fabric", SYSTEM)
+        : TestSuite("rocev2-fabric", Type::SYSTEM)
     {
-        AddTestCase(new PfcSpreadingTestCase, TestCase::QUICK);
-        AddTestCase(new VictimFlowTestCase, TestCase::QUICK);
-        AddTestCase(new SlowReceiverFabricTestCase, TestCase::QUICK);
+        AddTestCase(new PfcSpreadingTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new VictimFlowTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new SlowReceiverFabricTestCase, RoceTestDuration::QUICK);
     }
 };
 

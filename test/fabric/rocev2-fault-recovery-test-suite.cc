@@ -10,6 +10,7 @@
 
 #include "ns3/enum.h"
 #include "ns3/roce-fault-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pfc-watchdog.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-port.h"
@@ -185,10 +186,10 @@ class Rocev2FaultRecoveryTestSuite : public TestSuite
 {
   public:
     Rocev2FaultRecoveryTestSuite()
-        : TestSuite("rocev2-fault-recovery", UNIT)
+        : TestSuite("rocev2-fault-recovery", Type::UNIT)
     {
-        AddTestCase(new FaultStormWatchdogTestCase, TestCase::QUICK);
-        AddTestCase(new FaultPinnedFailoverTestCase, TestCase::QUICK);
+        AddTestCase(new FaultStormWatchdogTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FaultPinnedFailoverTestCase, RoceTestDuration::QUICK);
     }
 };
 

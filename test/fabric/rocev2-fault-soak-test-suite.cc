@@ -11,6 +11,7 @@
 #include "../../examples/rocev2-fault-soak.h"
 
 #include "ns3/rng-seed-manager.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/test.h"
 
 #include <fstream>
@@ -124,12 +125,13 @@ class RoceFaultSoakTestSuite : public TestSuite
 {
   public:
     RoceFaultSoakTestSuite()
-        : TestSuite("rocev2-fault-soak", SYSTEM)
+        : TestSuite("rocev2-fault-soak", Type::SYSTEM)
     {
         // The example's defaults: 32 GPUs, 2 ms of faults and WebSearch at 0.2.
-        AddTestCase(new RoceFaultSoakTestCase(3, 32, MilliSeconds(2), 0.2), TestCase::EXTENSIVE);
+        AddTestCase(new RoceFaultSoakTestCase(3, 32, MilliSeconds(2), 0.2),
+                    RoceTestDuration::EXTENSIVE);
         AddTestCase(new RoceFaultSoakTestCase(50, 32, MilliSeconds(2), 0.2),
-                    TestCase::TAKES_FOREVER);
+                    RoceTestDuration::TAKES_FOREVER);
     }
 };
 

@@ -17,6 +17,7 @@
 #include "ns3/roce-fault-helper.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/simulator.h"
@@ -620,17 +621,17 @@ class Rocev2FaultsTestSuite : public TestSuite
 {
   public:
     Rocev2FaultsTestSuite()
-        : TestSuite("rocev2-faults", UNIT)
+        : TestSuite("rocev2-faults", Type::UNIT)
     {
-        AddTestCase(new FaultLinkDownTestCase, TestCase::QUICK);
-        AddTestCase(new FaultFlapTestCase, TestCase::QUICK);
-        AddTestCase(new FaultBerTestCase, TestCase::QUICK);
-        AddTestCase(new FaultSwitchDownTestCase, TestCase::QUICK);
-        AddTestCase(new FaultSlowReceiverTestCase, TestCase::QUICK);
-        AddTestCase(new FaultPfcStormTestCase, TestCase::QUICK);
-        AddTestCase(new FaultFileTestCase, TestCase::QUICK);
-        AddTestCase(new FaultPrintLogTestCase, TestCase::QUICK);
-        AddTestCase(new FaultTwoSwitchesTestCase, TestCase::QUICK);
+        AddTestCase(new FaultLinkDownTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FaultFlapTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FaultBerTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FaultSwitchDownTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FaultSlowReceiverTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FaultPfcStormTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FaultFileTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FaultPrintLogTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FaultTwoSwitchesTestCase, RoceTestDuration::QUICK);
     }
 };
 

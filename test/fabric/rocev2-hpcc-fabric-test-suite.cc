@@ -50,6 +50,7 @@
 #include "ns3/roce-helper.h"
 #include "ns3/roce-int-record.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch-port.h"
@@ -747,9 +748,9 @@ class RoceHpccFabricTestSuite : public TestSuite
 {
   public:
     RoceHpccFabricTestSuite()
-        : TestSuite("rocev2-hpcc-fabric", SYSTEM)
+        : TestSuite("rocev2-hpcc-fabric", Type::SYSTEM)
     {
-        AddTestCase(new HpccLeafSpineTestCase, TestCase::QUICK);
+        AddTestCase(new HpccLeafSpineTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -12,6 +12,7 @@
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-fault-helper.h"
 #include "ns3/roce-invariants.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-shared-buffer-mmu.h"
 #include "ns3/roce-switch-port.h"
 #include "ns3/roce-switch.h"
@@ -202,12 +203,12 @@ class Rocev2InvariantsTestSuite : public TestSuite
 {
   public:
     Rocev2InvariantsTestSuite()
-        : TestSuite("rocev2-invariants", UNIT)
+        : TestSuite("rocev2-invariants", Type::UNIT)
     {
-        AddTestCase(new InvariantsCleanTestCase, TestCase::QUICK);
-        AddTestCase(new InvariantsLeakTestCase, TestCase::QUICK);
-        AddTestCase(new InvariantsDropTestCase, TestCase::QUICK);
-        AddTestCase(new InvariantsFailureTestCase, TestCase::QUICK);
+        AddTestCase(new InvariantsCleanTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new InvariantsLeakTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new InvariantsDropTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new InvariantsFailureTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -20,6 +20,7 @@
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch-port.h"
@@ -772,13 +773,13 @@ class RoceLoadBalancingTestSuite : public TestSuite
 {
   public:
     RoceLoadBalancingTestSuite()
-        : TestSuite("rocev2-load-balancing", TestSuite::SYSTEM)
+        : TestSuite("rocev2-load-balancing", TestSuite::Type::SYSTEM)
     {
-        AddTestCase(new LbPermutationTestCase, TestCase::QUICK);
-        AddTestCase(new LbSprayReorderTestCase, TestCase::QUICK);
-        AddTestCase(new LbPinningTestCase, TestCase::QUICK);
-        AddTestCase(new LbTePathsByHandTestCase, TestCase::QUICK);
-        AddTestCase(new LbBadInputTestCase, TestCase::QUICK);
+        AddTestCase(new LbPermutationTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new LbSprayReorderTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new LbPinningTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new LbTePathsByHandTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new LbBadInputTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -15,6 +15,7 @@
 #include "ns3/roce-cc-helper.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-monitor-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-progress.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
@@ -660,14 +661,14 @@ class Rocev2MonitorTestSuite : public TestSuite
 {
   public:
     Rocev2MonitorTestSuite()
-        : TestSuite("rocev2-monitor", TestSuite::SYSTEM)
+        : TestSuite("rocev2-monitor", TestSuite::Type::SYSTEM)
     {
-        AddTestCase(new PfcLogTestCase, TestCase::QUICK);
-        AddTestCase(new QueueSamplingTestCase, TestCase::QUICK);
-        AddTestCase(new LinkUtilisationTestCase, TestCase::QUICK);
-        AddTestCase(new CnpCountTestCase, TestCase::QUICK);
-        AddTestCase(new SamplersStopTestCase, TestCase::QUICK);
-        AddTestCase(new ProgressTestCase, TestCase::QUICK);
+        AddTestCase(new PfcLogTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new QueueSamplingTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new LinkUtilisationTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new CnpCountTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new SamplersStopTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new ProgressTestCase, RoceTestDuration::QUICK);
     }
 };
 

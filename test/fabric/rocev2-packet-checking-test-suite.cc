@@ -20,6 +20,7 @@
 #include "ns3/queue-size.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/simulator.h"
@@ -140,10 +141,10 @@ class RocePacketCheckingTestSuite : public TestSuite
 {
   public:
     RocePacketCheckingTestSuite()
-        : TestSuite("rocev2-packet-checking", UNIT)
+        : TestSuite("rocev2-packet-checking", Type::UNIT)
     {
-        AddTestCase(new PacketCheckingTestCase("dcqcn"), TestCase::QUICK);
-        AddTestCase(new PacketCheckingTestCase("hpcc"), TestCase::QUICK);
+        AddTestCase(new PacketCheckingTestCase("dcqcn"), RoceTestDuration::QUICK);
+        AddTestCase(new PacketCheckingTestCase("hpcc"), RoceTestDuration::QUICK);
     }
 };
 

@@ -14,6 +14,7 @@
 #include "ns3/object-factory.h"
 #include "ns3/roce-ai-zone-helper.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-ordered-scheduler.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-queue-pair.h"
@@ -254,10 +255,10 @@ class CutLinkTestSuite : public TestSuite
 {
   public:
     CutLinkTestSuite()
-        : TestSuite("rocev2-cut-link", UNIT)
+        : TestSuite("rocev2-cut-link", Type::UNIT)
     {
-        AddTestCase(new OrderedSchedulerRulesTestCase, TestCase::QUICK);
-        AddTestCase(new CutLinkOrderTestCase, TestCase::QUICK);
+        AddTestCase(new OrderedSchedulerRulesTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new CutLinkOrderTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -13,6 +13,7 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/simulator.h"
@@ -542,18 +543,18 @@ class RoceLinkEventsTestSuite : public TestSuite
 {
   public:
     RoceLinkEventsTestSuite()
-        : TestSuite("rocev2-link-events", UNIT)
+        : TestSuite("rocev2-link-events", Type::UNIT)
     {
-        AddTestCase(new LinkEventCountTestCase(true), TestCase::QUICK);
-        AddTestCase(new LinkEventCountTestCase(false), TestCase::QUICK);
-        AddTestCase(new LinkLineRateTestCase, TestCase::QUICK);
-        AddTestCase(new LinkBusyEnqueueTestCase, TestCase::QUICK);
-        AddTestCase(new LinkPauseResumeTestCase, TestCase::QUICK);
-        AddTestCase(new LinkResumeWhileBusyTestCase, TestCase::QUICK);
-        AddTestCase(new LinkPfcPrecedenceTestCase, TestCase::QUICK);
-        AddTestCase(new LinkRandomTestCase, TestCase::QUICK);
-        AddTestCase(new LinkEventsPerHopTestCase(false), TestCase::QUICK);
-        AddTestCase(new LinkEventsPerHopTestCase(true), TestCase::QUICK);
+        AddTestCase(new LinkEventCountTestCase(true), RoceTestDuration::QUICK);
+        AddTestCase(new LinkEventCountTestCase(false), RoceTestDuration::QUICK);
+        AddTestCase(new LinkLineRateTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new LinkBusyEnqueueTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new LinkPauseResumeTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new LinkResumeWhileBusyTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new LinkPfcPrecedenceTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new LinkRandomTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new LinkEventsPerHopTestCase(false), RoceTestDuration::QUICK);
+        AddTestCase(new LinkEventsPerHopTestCase(true), RoceTestDuration::QUICK);
     }
 };
 

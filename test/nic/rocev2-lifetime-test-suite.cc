@@ -17,6 +17,7 @@
 #include "ns3/roce-collective-helper.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-queue-pair.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/simulator.h"
@@ -113,10 +114,10 @@ class RoceLifetimeTestSuite : public TestSuite
 {
   public:
     RoceLifetimeTestSuite()
-        : TestSuite("rocev2-lifetime", UNIT)
+        : TestSuite("rocev2-lifetime", Type::UNIT)
     {
-        AddTestCase(new SelfReferencingTracesTestCase, TestCase::QUICK);
-        AddTestCase(new AiZoneLifetimeTestCase, TestCase::QUICK);
+        AddTestCase(new SelfReferencingTracesTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new AiZoneLifetimeTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -13,6 +13,8 @@
 
 #include "rocev2-nic-test-helpers.h"
 
+#include "ns3/roce-ns3-compat.h"
+
 using namespace ns3;
 
 /**
@@ -248,10 +250,10 @@ class Rocev2NicMessageTestSuite : public TestSuite
 {
   public:
     Rocev2NicMessageTestSuite()
-        : TestSuite("rocev2-nic-message", UNIT)
+        : TestSuite("rocev2-nic-message", Type::UNIT)
     {
-        AddTestCase(new RoceAckCoalescingTestCase(), TestCase::QUICK);
-        AddTestCase(new RoceMessageOrderTestCase(), TestCase::QUICK);
+        AddTestCase(new RoceAckCoalescingTestCase(), RoceTestDuration::QUICK);
+        AddTestCase(new RoceMessageOrderTestCase(), RoceTestDuration::QUICK);
     }
 };
 

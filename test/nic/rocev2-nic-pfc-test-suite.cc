@@ -13,6 +13,8 @@
 
 #include "rocev2-nic-test-helpers.h"
 
+#include "ns3/roce-ns3-compat.h"
+
 using namespace ns3;
 
 /**
@@ -416,13 +418,13 @@ class Rocev2NicPfcTestSuite : public TestSuite
 {
   public:
     Rocev2NicPfcTestSuite()
-        : TestSuite("rocev2-nic-pfc", UNIT)
+        : TestSuite("rocev2-nic-pfc", Type::UNIT)
     {
-        AddTestCase(new RocePfcPauseTestCase("100Gbps", 1000, 1024), TestCase::QUICK);
-        AddTestCase(new RoceSlowReceiverTestCase(), TestCase::QUICK);
+        AddTestCase(new RocePfcPauseTestCase("100Gbps", 1000, 1024), RoceTestDuration::QUICK);
+        AddTestCase(new RoceSlowReceiverTestCase(), RoceTestDuration::QUICK);
         // The largest pause (0xFFFF quanta: 83.9 us at 400G) last: the runner
         // stops a suite at its first failed case.
-        AddTestCase(new RocePfcPauseTestCase("400Gbps", 0xFFFF, 4096), TestCase::QUICK);
+        AddTestCase(new RocePfcPauseTestCase("400Gbps", 0xFFFF, 4096), RoceTestDuration::QUICK);
     }
 };
 

@@ -12,6 +12,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/roce-cc-dcqcn.h"
 #include "ns3/roce-congestion-ops.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/string.h"
 
@@ -422,13 +423,13 @@ class Rocev2NicSchedulerTestSuite : public TestSuite
 {
   public:
     Rocev2NicSchedulerTestSuite()
-        : TestSuite("rocev2-nic-scheduler", UNIT)
+        : TestSuite("rocev2-nic-scheduler", Type::UNIT)
     {
-        AddTestCase(new RoceRateRiseWhileWaitingTestCase, TestCase::QUICK);
-        AddTestCase(new RocePacedNextToUnpacedTestCase, TestCase::QUICK);
-        AddTestCase(new RoceConfigPathsTestCase, TestCase::QUICK);
-        AddTestCase(new RoceFindNicTestCase, TestCase::QUICK);
-        AddTestCase(new RoceRoundRobinFairnessTestCase, TestCase::EXTENSIVE);
+        AddTestCase(new RoceRateRiseWhileWaitingTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RocePacedNextToUnpacedTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RoceConfigPathsTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RoceFindNicTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RoceRoundRobinFairnessTestCase, RoceTestDuration::EXTENSIVE);
     }
 };
 

@@ -13,6 +13,8 @@
 
 #include "rocev2-nic-test-helpers.h"
 
+#include "ns3/roce-ns3-compat.h"
+
 using namespace ns3;
 
 /**
@@ -702,20 +704,20 @@ class Rocev2NicTestSuite : public TestSuite
 {
   public:
     Rocev2NicTestSuite()
-        : TestSuite("rocev2-nic", UNIT)
+        : TestSuite("rocev2-nic", Type::UNIT)
     {
-        AddTestCase(new RoceGoodputTestCase("100Gbps", 1024, 20000000), TestCase::QUICK);
-        AddTestCase(new RoceGoodputTestCase("100Gbps", 4096, 20000000), TestCase::QUICK);
-        AddTestCase(new RoceGoodputTestCase("400Gbps", 1024, 20000000), TestCase::QUICK);
-        AddTestCase(new RoceGoodputTestCase("400Gbps", 4096, 20000000), TestCase::QUICK);
-        AddTestCase(new RoceRandomLossTestCase("1e-3", 1e-3, 8000000), TestCase::QUICK);
-        AddTestCase(new RoceRandomLossTestCase("1e-2", 1e-2, 1000000), TestCase::QUICK);
-        AddTestCase(new RoceTailLossTestCase(64 * 1024 + 100), TestCase::QUICK);
-        AddTestCase(new RoceTailLossTestCase(100), TestCase::QUICK);
-        AddTestCase(new RoceRetryExhaustionTestCase(), TestCase::QUICK);
-        AddTestCase(new RocePsnWrapTestCase(), TestCase::QUICK);
-        AddTestCase(new RoceAsymmetricPsnTestCase(), TestCase::QUICK);
-        AddTestCase(new RoceQpOnNodesTestCase(), TestCase::QUICK);
+        AddTestCase(new RoceGoodputTestCase("100Gbps", 1024, 20000000), RoceTestDuration::QUICK);
+        AddTestCase(new RoceGoodputTestCase("100Gbps", 4096, 20000000), RoceTestDuration::QUICK);
+        AddTestCase(new RoceGoodputTestCase("400Gbps", 1024, 20000000), RoceTestDuration::QUICK);
+        AddTestCase(new RoceGoodputTestCase("400Gbps", 4096, 20000000), RoceTestDuration::QUICK);
+        AddTestCase(new RoceRandomLossTestCase("1e-3", 1e-3, 8000000), RoceTestDuration::QUICK);
+        AddTestCase(new RoceRandomLossTestCase("1e-2", 1e-2, 1000000), RoceTestDuration::QUICK);
+        AddTestCase(new RoceTailLossTestCase(64 * 1024 + 100), RoceTestDuration::QUICK);
+        AddTestCase(new RoceTailLossTestCase(100), RoceTestDuration::QUICK);
+        AddTestCase(new RoceRetryExhaustionTestCase(), RoceTestDuration::QUICK);
+        AddTestCase(new RocePsnWrapTestCase(), RoceTestDuration::QUICK);
+        AddTestCase(new RoceAsymmetricPsnTestCase(), RoceTestDuration::QUICK);
+        AddTestCase(new RoceQpOnNodesTestCase(), RoceTestDuration::QUICK);
     }
 };
 

@@ -20,6 +20,7 @@
 #include "ns3/roce-encap-header.h"
 #include "ns3/roce-header-block.h"
 #include "ns3/roce-icrc-trailer.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-reth-header.h"
 #include "ns3/string.h"
 #include "ns3/udp-header.h"
@@ -664,17 +665,17 @@ class RoceNicWireTestSuite : public TestSuite
 {
   public:
     RoceNicWireTestSuite()
-        : TestSuite("rocev2-nic-wire", UNIT)
+        : TestSuite("rocev2-nic-wire", Type::UNIT)
     {
-        AddTestCase(new RoceNicFramesDecodeTestCase, TestCase::QUICK);
-        AddTestCase(new RoceNicTemplateRebuildTestCase, TestCase::QUICK);
-        AddTestCase(new RoceNicAckPriorityTestCase, TestCase::QUICK);
+        AddTestCase(new RoceNicFramesDecodeTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RoceNicTemplateRebuildTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RoceNicAckPriorityTestCase, RoceTestDuration::QUICK);
         for (const char* c : {"QueuePair", "Control", "ControlQueue"})
         {
-            AddTestCase(new RoceNicAckClassPauseTestCase(c), TestCase::QUICK);
+            AddTestCase(new RoceNicAckClassPauseTestCase(c), RoceTestDuration::QUICK);
         }
-        AddTestCase(new RoceNicDeliverEachOpcodeTestCase, TestCase::QUICK);
-        AddTestCase(new RoceNicMalformedTestCase, TestCase::QUICK);
+        AddTestCase(new RoceNicDeliverEachOpcodeTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RoceNicMalformedTestCase, RoceTestDuration::QUICK);
     }
 };
 

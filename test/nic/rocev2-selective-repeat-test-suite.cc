@@ -13,6 +13,7 @@
 #include "ns3/pointer.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-queue-pair.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
@@ -174,9 +175,9 @@ class RoceSelectiveRepeatTestSuite : public TestSuite
 {
   public:
     RoceSelectiveRepeatTestSuite()
-        : TestSuite("rocev2-selective-repeat", TestSuite::UNIT)
+        : TestSuite("rocev2-selective-repeat", TestSuite::Type::UNIT)
     {
-        AddTestCase(new SelectiveRepeatLossTestCase, TestCase::QUICK);
+        AddTestCase(new SelectiveRepeatLossTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -16,6 +16,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/node-container.h"
 #include "ns3/node.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-nvlink-domain.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
@@ -574,17 +575,17 @@ class RoceNvlinkTestSuite : public TestSuite
 {
   public:
     RoceNvlinkTestSuite()
-        : TestSuite("rocev2-nvlink", UNIT)
+        : TestSuite("rocev2-nvlink", Type::UNIT)
     {
-        AddTestCase(new NvlinkSingleTestCase, TestCase::QUICK);
-        AddTestCase(new NvlinkFanOutTestCase, TestCase::QUICK);
-        AddTestCase(new NvlinkIncastTestCase, TestCase::QUICK);
-        AddTestCase(new NvlinkMaxMinTestCase, TestCase::QUICK);
-        AddTestCase(new NvlinkMidwayTestCase, TestCase::QUICK);
-        AddTestCase(new NvlinkAllToAllTestCase, TestCase::QUICK);
-        AddTestCase(new NvlinkRingTestCase, TestCase::QUICK);
-        AddTestCase(new NvlinkNoDriftTestCase, TestCase::QUICK);
-        AddTestCase(new NvlinkConfigTestCase, TestCase::QUICK);
+        AddTestCase(new NvlinkSingleTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new NvlinkFanOutTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new NvlinkIncastTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new NvlinkMaxMinTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new NvlinkMidwayTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new NvlinkAllToAllTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new NvlinkRingTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new NvlinkNoDriftTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new NvlinkConfigTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -16,6 +16,7 @@
 #include "ns3/roce-encap-header.h"
 #include "ns3/roce-icrc-trailer.h"
 #include "ns3/roce-int-record.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-raw-header.h"
 #include "ns3/roce-raw-trailer.h"
 #include "ns3/roce-shared-buffer-mmu.h"
@@ -670,14 +671,14 @@ class RoceEgressQueueTestSuite : public TestSuite
 {
   public:
     RoceEgressQueueTestSuite()
-        : TestSuite("rocev2-egress-queue", UNIT)
+        : TestSuite("rocev2-egress-queue", Type::UNIT)
     {
-        AddTestCase(new EgressFifoRingTestCase, TestCase::QUICK);
-        AddTestCase(new EgressSchedulingTestCase, TestCase::QUICK);
-        AddTestCase(new EgressTracesTestCase, TestCase::QUICK);
-        AddTestCase(new EcnMarkInPlaceTestCase, TestCase::QUICK);
-        AddTestCase(new IntStampInPlaceTestCase, TestCase::QUICK);
-        AddTestCase(new EgressConfigCheckTestCase, TestCase::QUICK);
+        AddTestCase(new EgressFifoRingTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new EgressSchedulingTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new EgressTracesTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new EcnMarkInPlaceTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new IntStampInPlaceTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new EgressConfigCheckTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -17,6 +17,7 @@
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-int-record.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-raw-trailer.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
@@ -472,14 +473,15 @@ class RoceIntTestSuite : public TestSuite
 {
   public:
     RoceIntTestSuite()
-        : TestSuite("rocev2-int", UNIT)
+        : TestSuite("rocev2-int", Type::UNIT)
     {
-        AddTestCase(new IntStampingTestCase, TestCase::QUICK);
-        AddTestCase(new IntRecordLayoutTestCase, TestCase::QUICK);
-        AddTestCase(new IntWireTestCase(3, true), TestCase::QUICK);
-        AddTestCase(new IntWireTestCase(3, false), TestCase::QUICK);
-        AddTestCase(new IntWireTestCase(RoceIntRecord::MAX_HOPS + 2, true), TestCase::QUICK);
-        AddTestCase(new IntWireTestCase(3, true, 4), TestCase::QUICK);
+        AddTestCase(new IntStampingTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new IntRecordLayoutTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new IntWireTestCase(3, true), RoceTestDuration::QUICK);
+        AddTestCase(new IntWireTestCase(3, false), RoceTestDuration::QUICK);
+        AddTestCase(new IntWireTestCase(RoceIntRecord::MAX_HOPS + 2, true),
+                    RoceTestDuration::QUICK);
+        AddTestCase(new IntWireTestCase(3, true, 4), RoceTestDuration::QUICK);
     }
 };
 

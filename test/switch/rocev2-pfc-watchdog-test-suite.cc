@@ -12,6 +12,7 @@
 #include "ns3/node-container.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pfc-watchdog.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
@@ -440,12 +441,12 @@ class RocePfcWatchdogTestSuite : public TestSuite
 {
   public:
     RocePfcWatchdogTestSuite()
-        : TestSuite("rocev2-pfc-watchdog", UNIT)
+        : TestSuite("rocev2-pfc-watchdog", Type::UNIT)
     {
-        AddTestCase(new WatchdogDropTestCase, TestCase::QUICK);
-        AddTestCase(new WatchdogForwardTestCase, TestCase::QUICK);
-        AddTestCase(new WatchdogQuietTestCase, TestCase::QUICK);
-        AddTestCase(new WatchdogDefaultsTestCase, TestCase::EXTENSIVE);
+        AddTestCase(new WatchdogDropTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new WatchdogForwardTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new WatchdogQuietTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new WatchdogDefaultsTestCase, RoceTestDuration::EXTENSIVE);
     }
 };
 

@@ -13,6 +13,7 @@
 #include "ns3/roce-egress-queue-disc.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
@@ -447,12 +448,12 @@ class RoceSchedulerTestSuite : public TestSuite
 {
   public:
     RoceSchedulerTestSuite()
-        : TestSuite("rocev2-scheduler", SYSTEM)
+        : TestSuite("rocev2-scheduler", Type::SYSTEM)
     {
-        AddTestCase(new DwrrWeightsTestCase, TestCase::QUICK);
-        AddTestCase(new PausedClassSkippedTestCase, TestCase::QUICK);
-        AddTestCase(new StrictPriorityTestCase, TestCase::QUICK);
-        AddTestCase(new DwrrWeightsInputTestCase, TestCase::QUICK);
+        AddTestCase(new DwrrWeightsTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new PausedClassSkippedTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new StrictPriorityTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new DwrrWeightsInputTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -11,6 +11,7 @@
 #include "ns3/double.h"
 #include "ns3/node-container.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/simulator.h"
@@ -278,10 +279,10 @@ class RoceSwitchConfigTestSuite : public TestSuite
 {
   public:
     RoceSwitchConfigTestSuite()
-        : TestSuite("rocev2-switch-config", UNIT)
+        : TestSuite("rocev2-switch-config", Type::UNIT)
     {
-        AddTestCase(new ConfigConnectTestCase, TestCase::QUICK);
-        AddTestCase(new ConfigSetTestCase, TestCase::QUICK);
+        AddTestCase(new ConfigConnectTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new ConfigSetTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -12,6 +12,7 @@
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-int-record.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/simulator.h"
@@ -535,18 +536,18 @@ class RoceSwitchTestSuite : public TestSuite
 {
   public:
     RoceSwitchTestSuite()
-        : TestSuite("rocev2-switch", UNIT)
+        : TestSuite("rocev2-switch", Type::UNIT)
     {
-        AddTestCase(new LosslessIncastTestCase(16, 2000000), TestCase::QUICK);
-        AddTestCase(new LosslessIncastTestCase(64, 8000000), TestCase::QUICK);
+        AddTestCase(new LosslessIncastTestCase(16, 2000000), RoceTestDuration::QUICK);
+        AddTestCase(new LosslessIncastTestCase(64, 8000000), RoceTestDuration::QUICK);
         // A 255-port switch: small messages for every run, 400 KB each (102 MB
         // through one port) only with the longest fullness.
-        AddTestCase(new LosslessIncastTestCase(255, 16000000, 40000), TestCase::QUICK);
-        AddTestCase(new LosslessIncastTestCase(255, 32000000), TestCase::TAKES_FOREVER);
-        AddTestCase(new LossyIncastTestCase, TestCase::QUICK);
-        AddTestCase(new EcnRedTestCase, TestCase::QUICK);
-        AddTestCase(new EcmpSpreadTestCase, TestCase::QUICK);
-        AddTestCase(new DeterminismTestCase, TestCase::QUICK);
+        AddTestCase(new LosslessIncastTestCase(255, 16000000, 40000), RoceTestDuration::QUICK);
+        AddTestCase(new LosslessIncastTestCase(255, 32000000), RoceTestDuration::TAKES_FOREVER);
+        AddTestCase(new LossyIncastTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new EcnRedTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new EcmpSpreadTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new DeterminismTestCase, RoceTestDuration::QUICK);
         // One more switch than the BTH count field holds records for, and one beyond.
     }
 };

@@ -25,6 +25,7 @@
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-port.h"
 #include "ns3/roce-switch.h"
@@ -485,11 +486,11 @@ class RoceAiZoneEcmpTestSuite : public TestSuite
 {
   public:
     RoceAiZoneEcmpTestSuite()
-        : TestSuite("rocev2-ai-zone-ecmp", SYSTEM)
+        : TestSuite("rocev2-ai-zone-ecmp", Type::SYSTEM)
     {
-        AddTestCase(new ChiSquareQuantileTestCase, TestCase::QUICK);
-        AddTestCase(new EcmpTwoTierTestCase, TestCase::QUICK);
-        AddTestCase(new EcmpThreeTierTestCase, TestCase::QUICK);
+        AddTestCase(new ChiSquareQuantileTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new EcmpTwoTierTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new EcmpThreeTierTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -21,6 +21,7 @@
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-port.h"
 #include "ns3/roce-switch.h"
@@ -393,9 +394,9 @@ class RoceAiZonePfcTestSuite : public TestSuite
 {
   public:
     RoceAiZonePfcTestSuite()
-        : TestSuite("rocev2-ai-zone-pfc", SYSTEM)
+        : TestSuite("rocev2-ai-zone-pfc", Type::SYSTEM)
     {
-        AddTestCase(new PfcThreeTierTestCase, TestCase::QUICK);
+        AddTestCase(new PfcThreeTierTestCase, RoceTestDuration::QUICK);
     }
 };
 

@@ -16,6 +16,7 @@
 #include "ns3/roce-channel.h"
 #include "ns3/roce-frame.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
@@ -463,14 +464,14 @@ class RoceAiZoneTestSuite : public TestSuite
 {
   public:
     RoceAiZoneTestSuite()
-        : TestSuite("rocev2-ai-zone", UNIT)
+        : TestSuite("rocev2-ai-zone", Type::UNIT)
     {
-        AddTestCase(new ZoneCountsTestCase, TestCase::QUICK);
-        AddTestCase(new ZoneRoutesTestCase, TestCase::QUICK);
-        AddTestCase(new ZoneOversubscriptionTestCase, TestCase::QUICK);
-        AddTestCase(new ZoneHopsTestCase, TestCase::QUICK);
-        AddTestCase(new ZoneSameAsPopulateTestCase, TestCase::QUICK);
-        AddTestCase(new ZoneRttTestCase, TestCase::QUICK);
+        AddTestCase(new ZoneCountsTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new ZoneRoutesTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new ZoneOversubscriptionTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new ZoneHopsTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new ZoneSameAsPopulateTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new ZoneRttTestCase, RoceTestDuration::QUICK);
     }
 };
 

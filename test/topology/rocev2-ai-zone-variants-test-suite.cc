@@ -10,6 +10,7 @@
 #include "rocev2-zone-test-helpers.h"
 
 #include "ns3/roce-ai-zone-helper.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
@@ -566,16 +567,16 @@ class RoceAiZoneVariantsTestSuite : public TestSuite
 {
   public:
     RoceAiZoneVariantsTestSuite()
-        : TestSuite("rocev2-ai-zone-variants", UNIT)
+        : TestSuite("rocev2-ai-zone-variants", Type::UNIT)
     {
-        AddTestCase(new RailWiringTestCase, TestCase::QUICK);
-        AddTestCase(new RailPathsTestCase, TestCase::QUICK);
-        AddTestCase(new FatTreeCountsTestCase, TestCase::QUICK);
-        AddTestCase(new FatTreePathsTestCase, TestCase::QUICK);
-        AddTestCase(new DotTestCase, TestCase::QUICK);
-        AddTestCase(new NvlinkInZoneTestCase, TestCase::QUICK);
-        AddTestCase(new PresetTestCase(false), TestCase::QUICK);
-        AddTestCase(new PresetTestCase(true), TestCase::EXTENSIVE);
+        AddTestCase(new RailWiringTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RailPathsTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FatTreeCountsTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FatTreePathsTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new DotTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new NvlinkInZoneTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new PresetTestCase(false), RoceTestDuration::QUICK);
+        AddTestCase(new PresetTestCase(true), RoceTestDuration::EXTENSIVE);
     }
 };
 

@@ -10,6 +10,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-ai-zone-helper.h"
 #include "ns3/roce-gpu-placement.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 
@@ -639,15 +640,15 @@ class RoceGpuPlacementTestSuite : public TestSuite
 {
   public:
     RoceGpuPlacementTestSuite()
-        : TestSuite("rocev2-gpu-placement", UNIT)
+        : TestSuite("rocev2-gpu-placement", Type::UNIT)
     {
-        AddTestCase(new ContiguousTestCase, TestCase::QUICK);
-        AddTestCase(new FragmentedTestCase, TestCase::QUICK);
-        AddTestCase(new RandomTestCase, TestCase::QUICK);
-        AddTestCase(new RandomHistogramTestCase, TestCase::QUICK);
-        AddTestCase(new ReleaseTestCase, TestCase::QUICK);
-        AddTestCase(new FabricSizesTestCase, TestCase::QUICK);
-        AddTestCase(new BuiltZoneTestCase, TestCase::QUICK);
+        AddTestCase(new ContiguousTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FragmentedTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RandomTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RandomHistogramTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new ReleaseTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FabricSizesTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new BuiltZoneTestCase, RoceTestDuration::QUICK);
     }
 };
 

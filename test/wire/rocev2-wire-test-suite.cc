@@ -8,6 +8,7 @@
 #include "ns3/roce-encap-header.h"
 #include "ns3/roce-header-block.h"
 #include "ns3/roce-icrc-trailer.h"
+#include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pfc-header.h"
 #include "ns3/roce-psn.h"
 #include "ns3/roce-reth-header.h"
@@ -460,12 +461,12 @@ class RoceWireTestSuite : public TestSuite
 {
   public:
     RoceWireTestSuite()
-        : TestSuite("rocev2-wire", UNIT)
+        : TestSuite("rocev2-wire", Type::UNIT)
     {
-        AddTestCase(new RoceHeaderRoundTripTestCase, TestCase::QUICK);
-        AddTestCase(new RocePsnTestCase, TestCase::QUICK);
-        AddTestCase(new RoceHeaderBlockDataTestCase, TestCase::QUICK);
-        AddTestCase(new RoceHeaderBlockAckTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHeaderRoundTripTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RocePsnTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RoceHeaderBlockDataTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RoceHeaderBlockAckTestCase, RoceTestDuration::QUICK);
     }
 };
 
