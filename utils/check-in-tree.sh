@@ -18,7 +18,13 @@
 #      the rocev2 module and its dependencies, rocev2's examples and tests only;
 #   3. ./ns3 build;
 #   4. ./test.py --no-build on the rocev2-* suites, then on the examples of
-#      test/examples-to-run.py.
+#      test/examples-to-run.py;
+#   5. with --results=DIR, the runs whose results must not depend on the ns-3
+#      release (the incast example with and without PFC pauses and with
+#      DCQCN, and 1 ms of the HPCC web-search fat-tree under DCQCN and HPCC):
+#      their reports and FCT and PFC files, in DIR.
+#      utils/compare-in-tree-results.sh compares two versions' folders
+#      (.ci/run does it).
 #
 # Each version's source tree and build folder stay in a cache of its own, so a
 # second run only rebuilds what changed. A first build takes 20-30 min on
@@ -48,6 +54,9 @@ Options:
   --configure-only  stop after './ns3 configure' (checks that the module is
                     picked up, without the long build)
   --fullness=F      test.py fullness: QUICK (default), EXTENSIVE or TAKES_FOREVER
+  --results=DIR     then write the results of the cross-version runs into DIR
+                    (see the script's header); compare two versions' folders
+                    with utils/compare-in-tree-results.sh
   -j N              parallel build jobs (default: $(nproc 2>/dev/null || echo 2))
   -h, --help        show this help
 
@@ -63,6 +72,7 @@ DEFAULT_TARBALL="$(cd "$ROOT/.." && pwd)/shared/ns-3/ns-3.48.tar.xz"
 configure_only=0
 fullness=QUICK
 version=3.37
+results=""
 tarball="${ROCEV2_NS3_TARBALL:-$DEFAULT_TARBALL}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 while (($#)); do
@@ -71,6 +81,7 @@ while (($#)); do
         --configure-only) configure_only=1; shift ;;
         --ns3=*) version=${1#*=}; shift ;;
         --tarball=*) tarball=${1#*=}; shift ;;
+        --results=*) results=${1#*=}; shift ;;
         --fullness=*) fullness=${1#*=}; shift ;;
         -j) (($# >= 2)) || { echo "check-in-tree: -j needs a value" >&2; exit 2; }; jobs=$2; shift 2 ;;
         -j*) jobs=${1#-j}; shift ;;
@@ -254,9 +265,12 @@ if ((configure_only)); then
     exit 0
 fi
 
-step "./ns3 build -j $jobs"
+# ./ns3 build caps its jobs at one less than the machine's cores (one job on
+# a 2-core machine); cmake --build on its cache folder is the same build
+# with -j as given.
+step "cmake --build cmake-cache -j $jobs (./ns3 build)"
 build_start=$SECONDS
-ns3 build -j "$jobs"
+cmake --build cmake-cache -j "$jobs"
 echo "build wall time: $((SECONDS - build_start)) s"
 
 step "./test.py: rocev2-* suites (fullness $fullness)"
@@ -266,5 +280,46 @@ USER="$ns3_user" ./test.py --no-build --fullness="$fullness" --suite='rocev2-*'
 step "./test.py: rocev2 examples (test/examples-to-run.py)"
 USER="$ns3_user" ./test.py --no-build --constrain=example
 echo "test wall time: $((SECONDS - test_start)) s"
+
+# The runs of the cross-version comparison: NAME, the number of links
+# (ns-3 channels) the run builds, then the example and its arguments (run in
+# contrib/rocev2, so that the HPCC configs find their data). The incasts link
+# each sender and the receiver to one switch; fat-tree-320 has 480 links.
+COMPARE_RUNS=(
+    "incast|17|rocev2-incast"
+    "incast-pfc|17|rocev2-incast --senders=16 --size=300000 --buffer=2"
+    "incast-dcqcn|9|rocev2-incast --senders=8 --size=500000 --dcqcn-preset=nvidia-cx"
+    "websearch-dcqcn|480|rocev2-hpcc-compat --config=examples/hpcc/config-websearch-dcqcn.txt --stop=2.001s"
+    "websearch-hp|480|rocev2-hpcc-compat --config=examples/hpcc/config-websearch-hp.txt --stop=2.001s"
+)
+if [[ -n $results ]]; then
+    step "cross-version runs (into $results)"
+    mkdir -p "$results"
+    results="$(cd "$results" && pwd)"
+    # What utils/compare-in-tree-results.sh reads besides the reports: the
+    # release, and each run's executed events with its number of links.
+    cat VERSION >"$results/ns3-version"
+    : >"$results/events.txt"
+    for run in "${COMPARE_RUNS[@]}"; do
+        IFS='|' read -r name links cmd <<<"$run"
+        extra=""
+        if [[ $cmd == rocev2-hpcc-compat* ]]; then
+            extra=" --fct=$results/$name-fct.txt --pfc=$results/$name-pfc.txt"
+        fi
+        run_start=$SECONDS
+        if ! ns3 run --no-build --cwd="$dest" "$cmd$extra" >"$results/$name.out" 2>&1; then
+            cat "$results/$name.out" >&2
+            die "cross-version run $name failed: $cmd"
+        fi
+        # The report without its wall-clock figure ("in 13.491 s wall"); the
+        # event count goes to events.txt (it differs by one per link from
+        # ns-3.41 on: doc/rocev2.rst, "Supported ns-3 versions").
+        events="$(sed -n 's/^BENCH events=//p' "$results/$name.out")"
+        [[ -n $events ]] || die "cross-version run $name printed no 'BENCH events=' line"
+        echo "$name $events $links" >>"$results/events.txt"
+        sed -i -E -e 's/ in [0-9.]+ s wall//' -e '/^BENCH events=/d' "$results/$name.out"
+        echo "$name: $cmd ($((SECONDS - run_start)) s, $events events)"
+    done
+fi
 
 step "in-tree check passed: total wall time $((SECONDS - start)) s"
