@@ -16,7 +16,7 @@
 #   1. copy the module to contrib/rocev2, replacing an older copy;
 #   2. ./ns3 configure with the debug profile (-Werror, asserts and logs on), only
 #      the rocev2 module and its dependencies, rocev2's examples and tests only;
-#   3. ./ns3 build;
+#   3. build (what ./ns3 build runs, with -j N);
 #   4. ./test.py --no-build on the rocev2-* suites, then on the examples of
 #      test/examples-to-run.py;
 #   5. with --results=DIR, the runs whose results must not depend on the ns-3
@@ -27,9 +27,9 @@
 #      (.ci/run does it).
 #
 # Each version's source tree and build folder stay in a cache of its own, so a
-# second run only rebuilds what changed. A first build takes 20-30 min on
-# 2 cores (ns-3's core, network, internet, bridge, stats and traffic-control,
-# then the module).
+# second run only rebuilds what changed. A first build (ns-3's core, network,
+# internet, bridge, stats and traffic-control, and the module) took 4.3 min for
+# 3.37 and 6.7 min for 3.48 on 2 cores.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -98,6 +98,11 @@ case $version in
     *) echo "check-in-tree: --ns3=$version: the supported versions are 3.37 and 3.48" >&2; exit 2 ;;
 esac
 CACHE="$CACHE_ROOT/ns3-$version"
+if [[ -n $results ]]; then
+    # Relative to where the script was started (it works inside the ns-3 tree).
+    mkdir -p "$results" || { echo "check-in-tree: --results=$results: cannot create it" >&2; exit 2; }
+    results="$(cd "$results" && pwd)"
+fi
 
 start=$SECONDS
 step() {
@@ -294,8 +299,6 @@ COMPARE_RUNS=(
 )
 if [[ -n $results ]]; then
     step "cross-version runs (into $results)"
-    mkdir -p "$results"
-    results="$(cd "$results" && pwd)"
     # What utils/compare-in-tree-results.sh reads besides the reports: the
     # release, and each run's executed events with its number of links.
     cat VERSION >"$results/ns3-version"
