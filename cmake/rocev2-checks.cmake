@@ -172,11 +172,13 @@ foreach(_case ${_rocev2_determinism_own})
 endforeach()
 string(REPLACE ";" "," _rocev2_determinism_own "${_rocev2_determinism_own}")
 
-# The examples run under ns3::PriorityQueueScheduler unless the user names
-# another scheduler, on the command line or in NS_GLOBAL_VALUE. The scheduler
-# that the Simulator creates logs its constructor (Debian's ns-3 is built
-# with logging); --PrintGlobals cannot tell, as CommandLine prints it before
-# it applies the other arguments.
+# The examples run under ns3::RoceHeapScheduler unless the user names
+# another scheduler, on the command line or in NS_GLOBAL_VALUE. ns-3's
+# schedulers log their constructors (Debian's ns-3 is built with logging; the
+# module's Release build is not, so the default case checks that neither of
+# ns-3's is created, and gtest RoceHeapScheduler.IsTheExamplesScheduler...
+# the name the examples bind); --PrintGlobals cannot tell, as CommandLine
+# prints it before it applies the other arguments.
 # _rocev2_scheduler_check(<name> <scheduler> <not scheduler> <env> <args>...):
 # rocev2-two-hosts, with the environment entry <env> and the extra <args>, must
 # create <scheduler> and not <not scheduler>.
@@ -188,8 +190,16 @@ function(_rocev2_scheduler_check name expect other env)
                    --stderr "${expect}:${expect}(" --no-stderr "${other}:${other}(" --
                    ${CMAKE_BINARY_DIR}/examples/rocev2-two-hosts --size=10000 ${ARGN})
 endfunction()
-_rocev2_scheduler_check(default PriorityQueueScheduler MapScheduler ROCEV2_NO_ENV=1)
-_rocev2_scheduler_check(user-wins ListScheduler PriorityQueueScheduler ROCEV2_NO_ENV=1
+add_test(NAME check/scheduler/default
+         COMMAND ${CMAKE_COMMAND} -E env
+                 "NS_LOG=PriorityQueueScheduler=level_function|prefix_func:MapScheduler=level_function|prefix_func"
+                 ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-output.py
+                 --no-stderr "PriorityQueueScheduler:PriorityQueueScheduler("
+                 --no-stderr "MapScheduler:MapScheduler(" --
+                 ${CMAKE_BINARY_DIR}/examples/rocev2-two-hosts --size=10000)
+_rocev2_scheduler_check(user-wins PriorityQueueScheduler MapScheduler ROCEV2_NO_ENV=1
+                        --SchedulerType=ns3::PriorityQueueScheduler)
+_rocev2_scheduler_check(user-wins-list ListScheduler PriorityQueueScheduler ROCEV2_NO_ENV=1
                         --SchedulerType=ns3::ListScheduler)
 _rocev2_scheduler_check(env-wins CalendarScheduler PriorityQueueScheduler
                         NS_GLOBAL_VALUE=SchedulerType=ns3::CalendarScheduler)

@@ -254,7 +254,7 @@ RoceCli::UseFastScheduler()
     {
         return;
     }
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::RoceHeapScheduler"));
 }
 
 void
@@ -518,8 +518,8 @@ RoceCommandLine::Parse(int argc, char** argv)
     ROCE_ERROR_IF(scheduler.Get() == "ns3::HeapScheduler",
                   "--SchedulerType=ns3::HeapScheduler can run events out of time order after "
                   "Simulator::Remove, which this module's timers use: choose "
-                  "ns3::PriorityQueueScheduler (the examples' default), ns3::MapScheduler, "
-                  "ns3::ListScheduler or ns3::CalendarScheduler");
+                  "ns3::RoceHeapScheduler (the examples' default), ns3::PriorityQueueScheduler, "
+                  "ns3::MapScheduler, ns3::ListScheduler or ns3::CalendarScheduler");
     if (!m_seed)
     {
         return;

@@ -124,11 +124,10 @@ RoceCcHelper MakeCongestionControl(const std::string& cc,
                                    const std::string& unsetPreset = "");
 
 /**
- * \brief Make ns-3's event scheduler ns3::PriorityQueueScheduler unless the
- * user chose one: a binary heap in one vector, O(log n) like the default
- * ns3::MapScheduler's tree but with no node allocation per event. It runs
- * about 3 % fewer instructions than the map on the bench's incasts, qp-scale
- * and web-search fat-tree, and ties on a 2-tier AllReduce (bench/README.md,
+ * \brief Make the event scheduler ns3::RoceHeapScheduler unless the user
+ * chose one: ns-3's event order in a 4-ary heap with one cache line of keys
+ * per level and an O(1) Simulator::Remove (ns3::PriorityQueueScheduler's is
+ * O(n), ns3::MapScheduler allocates a tree node per event; bench/README.md,
  * "Event scheduler"). Call it first in main, before CommandLine::Parse and
  * before anything touches the Simulator: Parse then applies a user's
  * --SchedulerType after this (the user has the last word), and the

@@ -1,0 +1,191 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-heap-scheduler.h"
+
+#include "roce-error.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RoceHeapScheduler);
+
+namespace
+{
+constexpr std::align_val_t KEY_ALIGN{64};
+} // namespace
+
+TypeId
+RoceHeapScheduler::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceHeapScheduler")
+                            .SetParent<Scheduler>()
+                            .SetGroupName("Rocev2")
+                            .AddConstructor<RoceHeapScheduler>();
+    return tid;
+}
+
+RoceHeapScheduler::RoceHeapScheduler() = default;
+
+RoceHeapScheduler::~RoceHeapScheduler()
+{
+    ::operator delete(m_keys, KEY_ALIGN);
+    delete[] m_impls;
+}
+
+void
+RoceHeapScheduler::Grow()
+{
+    const std::size_t capacity = std::max<std::size_t>(1024, m_capacity * 2);
+    auto* keys = static_cast<Key*>(::operator new((OFFSET + capacity) * sizeof(Key), KEY_ALIGN));
+    auto* impls = new EventImpl*[OFFSET + capacity];
+    if (m_size > 0)
+    {
+        std::memcpy(keys + OFFSET, m_keys + OFFSET, m_size * sizeof(Key));
+        std::memcpy(impls + OFFSET, m_impls + OFFSET, m_size * sizeof(EventImpl*));
+    }
+    ::operator delete(m_keys, KEY_ALIGN);
+    delete[] m_impls;
+    m_keys = keys;
+    m_impls = impls;
+    m_capacity = capacity;
+}
+
+void
+RoceHeapScheduler::Insert(const Event& ev)
+{
+    if (m_size == m_capacity)
+    {
+        Grow();
+    }
+    const Key key{ev.key.m_ts, ev.key.m_uid, ev.key.m_context};
+    Key* keys = m_keys + OFFSET;
+    EventImpl** impls = m_impls + OFFSET;
+    std::size_t j = m_size++;
+    while (j > 0)
+    {
+        const std::size_t parent = (j - 1) >> 2;
+        if (!Before(key, keys[parent]))
+        {
+            break;
+        }
+        keys[j] = keys[parent];
+        impls[j] = impls[parent];
+        j = parent;
+    }
+    keys[j] = key;
+    impls[j] = ev.impl;
+}
+
+void
+RoceHeapScheduler::PopTop() const
+{
+    const std::size_t n = --m_size;
+    if (n == 0)
+    {
+        return;
+    }
+    Key* keys = m_keys + OFFSET;
+    EventImpl** impls = m_impls + OFFSET;
+    const Key last = keys[n];
+    EventImpl* const lastImpl = impls[n];
+    std::size_t j = 0;
+    for (;;)
+    {
+        const std::size_t first = 4 * j + 1;
+        if (first >= n)
+        {
+            break;
+        }
+        std::size_t best = first;
+        if (first + 3 < n)
+        {
+            // All four children: one cache line, two rounds of comparisons.
+            const std::size_t a = Before(keys[first + 1], keys[first]) ? first + 1 : first;
+            const std::size_t b = Before(keys[first + 3], keys[first + 2]) ? first + 3 : first + 2;
+            best = Before(keys[b], keys[a]) ? b : a;
+        }
+        else
+        {
+            for (std::size_t c = first + 1; c < n; ++c)
+            {
+                if (Before(keys[c], keys[best]))
+                {
+                    best = c;
+                }
+            }
+        }
+        if (!Before(keys[best], last))
+        {
+            break;
+        }
+        keys[j] = keys[best];
+        impls[j] = impls[best];
+        j = best;
+    }
+    keys[j] = last;
+    impls[j] = lastImpl;
+}
+
+void
+RoceHeapScheduler::DropRemoved() const
+{
+    while (!m_removed.empty() && m_size > 0)
+    {
+        auto it = m_removed.find(m_keys[OFFSET].uid);
+        if (it == m_removed.end())
+        {
+            return;
+        }
+        m_removed.erase(it);
+        PopTop();
+    }
+}
+
+bool
+RoceHeapScheduler::IsEmpty() const
+{
+    DropRemoved();
+    return m_size == 0;
+}
+
+Scheduler::Event
+RoceHeapScheduler::PeekNext() const
+{
+    DropRemoved();
+    ROCE_ERROR_IF(m_size == 0, "RoceHeapScheduler::PeekNext: no event is scheduled");
+    const Key& k = m_keys[OFFSET];
+    Event ev;
+    ev.impl = m_impls[OFFSET];
+    ev.key.m_ts = k.ts;
+    ev.key.m_uid = k.uid;
+    ev.key.m_context = k.context;
+    return ev;
+}
+
+Scheduler::Event
+RoceHeapScheduler::RemoveNext()
+{
+    Event ev = PeekNext();
+    PopTop();
+    return ev;
+}
+
+void
+RoceHeapScheduler::Remove(const Event& ev)
+{
+    // The simulator removes only pending events, so the uid is held.
+    m_removed.insert(ev.key.m_uid);
+}
+
+std::size_t
+RoceHeapScheduler::GetHeld() const
+{
+    return m_size;
+}
+
+} // namespace ns3
