@@ -126,7 +126,7 @@ RoceCcHelper MakeCongestionControl(const std::string& cc,
 /**
  * \brief Make the event scheduler ns3::RoceHeapScheduler unless the user
  * chose one: ns-3's event order in a 4-ary heap with one cache line of keys
- * per level and an O(1) Simulator::Remove (ns3::PriorityQueueScheduler's is
+ * per level and a lazy Simulator::Remove (ns3::PriorityQueueScheduler's is
  * O(n), ns3::MapScheduler allocates a tree node per event; bench/README.md,
  * "Event scheduler"). Call it first in main, before CommandLine::Parse and
  * before anything touches the Simulator: Parse then applies a user's

@@ -134,14 +134,12 @@ RoceHeapScheduler::PopTop() const
 void
 RoceHeapScheduler::DropRemoved() const
 {
-    while (!m_removed.empty() && m_size > 0)
+    // Every removed key is held, so the smallest one is at or below the top;
+    // uids are unique, so equal uids are the same event.
+    while (!m_removed.empty() && m_size > 0 && m_removed.front().uid == m_keys[OFFSET].uid)
     {
-        auto it = m_removed.find(m_keys[OFFSET].uid);
-        if (it == m_removed.end())
-        {
-            return;
-        }
-        m_removed.erase(it);
+        std::pop_heap(m_removed.begin(), m_removed.end(), &RoceHeapScheduler::After);
+        m_removed.pop_back();
         PopTop();
     }
 }
@@ -178,8 +176,9 @@ RoceHeapScheduler::RemoveNext()
 void
 RoceHeapScheduler::Remove(const Event& ev)
 {
-    // The simulator removes only pending events, so the uid is held.
-    m_removed.insert(ev.key.m_uid);
+    // The simulator removes only pending events, so the key is held.
+    m_removed.push_back(Key{ev.key.m_ts, ev.key.m_uid, ev.key.m_context});
+    std::push_heap(m_removed.begin(), m_removed.end(), &RoceHeapScheduler::After);
 }
 
 std::size_t

@@ -8,7 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <unordered_set>
+#include <vector>
 
 namespace ns3
 {
@@ -16,7 +16,7 @@ namespace ns3
 /**
  * \ingroup rocev2
  * \brief ns-3's event order (time, then uid) in a 4-ary heap whose sibling
- * keys share one cache line, with Simulator::Remove in O(1).
+ * keys share one cache line, with a lazy Simulator::Remove in O(log r).
  *
  * The examples' scheduler (RoceCli::UseFastScheduler). It runs the same
  * events in the same order as ns3::PriorityQueueScheduler and
@@ -30,10 +30,11 @@ namespace ns3
  *   compares at one level are one cache line. A pop touches about
  *   log4(n) key lines and as many pointer slots; ns-3's binary heap of
  *   24-byte events touches log2(n) levels of one or two lines.
- * - Simulator::Remove() is lazy: the uid is recorded (O(1)) and the entry
- *   dropped when it reaches the top. ns3::PriorityQueueScheduler finds the
- *   event by a linear scan and rebuilds its heap, O(n) per call, which the
- *   module's timers (DCQCN's rate increase at every CNP, a queue pair's
+ * - Simulator::Remove() is lazy: the event's key goes into a second, small
+ *   heap of removed keys (O(log r)), and an entry is dropped when it reaches
+ *   the top and equals the smallest removed key, one comparison per pop.
+ * ns3::PriorityQueueScheduler finds the event by a linear scan and rebuilds its heap, O(n) per
+ * call, which the module's timers (DCQCN's rate increase at every CNP, a queue pair's
  *   retransmission timer, the monitors) pay with tens of thousands of
  *   events pending.
  *
@@ -81,6 +82,12 @@ class RoceHeapScheduler : public Scheduler
         return a.ts < b.ts || (a.ts == b.ts && a.uid < b.uid);
     }
 
+    /** \param a a key \param b another \return true if a runs after b (std heaps' order) */
+    static bool After(const Key& a, const Key& b)
+    {
+        return Before(b, a);
+    }
+
     /** \brief Make room for at least one more entry. */
     void Grow();
     /** \brief Remove the top entry (the heap holds at least one). */
@@ -88,11 +95,11 @@ class RoceHeapScheduler : public Scheduler
     /** \brief Pop removed entries off the top. */
     void DropRemoved() const;
 
-    mutable Key* m_keys{nullptr};                   //!< 64-byte aligned, OFFSET + capacity
-    mutable EventImpl** m_impls{nullptr};           //!< OFFSET + capacity
-    mutable std::size_t m_size{0};                  //!< entries in the heap
-    std::size_t m_capacity{0};                      //!< entries the arrays hold
-    mutable std::unordered_set<uint32_t> m_removed; //!< uids Remove() took, still held
+    mutable Key* m_keys{nullptr};         //!< 64-byte aligned, OFFSET + capacity
+    mutable EventImpl** m_impls{nullptr}; //!< OFFSET + capacity
+    mutable std::size_t m_size{0};        //!< entries in the heap
+    std::size_t m_capacity{0};            //!< entries the arrays hold
+    mutable std::vector<Key> m_removed;   //!< binary min-heap: keys Remove() took, still held
 };
 
 } // namespace ns3

@@ -37,7 +37,7 @@ __all__ = [
 atexit.register(_native.destroy)
 
 # As the C++ examples: the module's RoceHeapScheduler (the same results as
-# ns-3's schedulers, fewer instructions and O(1) Simulator::Remove).
+# ns-3's schedulers, fewer instructions and a cheap Simulator::Remove).
 _native.use_fast_scheduler()
 
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40,

@@ -1,0 +1,113 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_POOLED_EVENT_H
+#define ROCE_POOLED_EVENT_H
+
+#include "ns3/event-impl.h"
+
+#include <cstddef>
+#include <new>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rocev2
+ * \brief Memory for events of one size, reused last-freed-first.
+ *
+ * The packet path schedules one event per frame and hop. ns-3 allocates each
+ * with `new` and frees it after it ran; with thousands of frames in flight
+ * the allocator hands out blocks that left the cache long ago. This list
+ * gives back the block freed last, which the event that just ran still has
+ * in cache, and carves new blocks from 64-block slabs. Blocks are never
+ * returned to the system: the list holds at most the peak of pending events
+ * of its kind. Under AddressSanitizer the blocks come from `new` and go
+ * back with `delete`, so a use after free is still reported.
+ */
+class RoceEventFreeList
+{
+  public:
+    /** \param blockSize bytes per block, at least one pointer */
+    explicit RoceEventFreeList(std::size_t blockSize);
+
+    RoceEventFreeList(const RoceEventFreeList&) = delete;
+    RoceEventFreeList& operator=(const RoceEventFreeList&) = delete;
+
+    /** \return a block of the list's size */
+    void* Take()
+    {
+#ifndef __SANITIZE_ADDRESS__
+        if (m_head != nullptr)
+        {
+            Node* n = m_head;
+            m_head = n->next;
+            return n;
+        }
+#endif
+        return Refill();
+    }
+
+    /** \param block a block Take() returned */
+    void Give(void* block)
+    {
+#ifdef __SANITIZE_ADDRESS__
+        ::operator delete(block);
+#else
+        auto* n = static_cast<Node*>(block);
+        n->next = m_head;
+        m_head = n;
+#endif
+    }
+
+  private:
+    /** A free block. */
+    struct Node
+    {
+        Node* next; //!< the next free block
+    };
+
+    /** \return a new block, after carving a slab into the list */
+    void* Refill();
+
+    std::size_t m_blockSize; //!< bytes per block, a multiple of the alignment
+    Node* m_head{nullptr};   //!< the block freed last
+};
+
+/**
+ * \ingroup rocev2
+ * \brief Base of an event class whose objects come from a RoceEventFreeList
+ * of its own size: `new Derived(...)` and ns-3's final Unref() (a virtual
+ * destructor, so the derived class's deallocation) take and give blocks of
+ * that list. One list per class, created on first use and never destroyed,
+ * so an event freed by Simulator::Destroy during exit finds it.
+ * \tparam Derived the event class (CRTP)
+ */
+template <typename Derived>
+class RocePooledEvent : public EventImpl
+{
+  public:
+    /** \param size the object's size \return a block from the class's list */
+    static void* operator new(std::size_t size)
+    {
+        return List(size).Take();
+    }
+
+    /** \param block an object's memory */
+    static void operator delete(void* block)
+    {
+        List(sizeof(Derived)).Give(block);
+    }
+
+  private:
+    /** \param size the class's size \return its list */
+    static RoceEventFreeList& List(std::size_t size)
+    {
+        static RoceEventFreeList* list = new RoceEventFreeList(size);
+        return *list;
+    }
+};
+
+} // namespace ns3
+
+#endif /* ROCE_POOLED_EVENT_H */
