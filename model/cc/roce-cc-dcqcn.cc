@@ -8,6 +8,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/roce-ns3-compat.h"
+#include "ns3/roce-pooled-event.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -586,10 +587,9 @@ RoceCcDcqcn::OnCnp()
         now < m_decreaseState->lastDecrease + TimeStep(m_decreasePeriod))
     {
         m_decreaseState->cnpPending = true;
-        m_decreaseState->deferredEvent =
-            Simulator::Schedule(m_decreaseState->lastDecrease + TimeStep(m_decreasePeriod) - now,
-                                &RoceCcDcqcn::DeferredDecrease,
-                                this);
+        m_decreaseState->deferredEvent = RoceSchedule<&RoceCcDcqcn::DeferredDecrease>(
+            m_decreaseState->lastDecrease + TimeStep(m_decreasePeriod) - now,
+            this);
         return;
     }
     DoDecrease();
@@ -640,8 +640,7 @@ RoceCcDcqcn::RestartIncreaseTimer()
         m_nextIncrease = next;
         return;
     }
-    m_increaseEvent =
-        Simulator::Schedule(TimeStep(m_increaseInterval), &RoceCcDcqcn::IncreaseTimer, this);
+    m_increaseEvent = RoceSchedule<&RoceCcDcqcn::IncreaseTimer>(TimeStep(m_increaseInterval), this);
 }
 
 void
@@ -681,7 +680,7 @@ RoceCcDcqcn::WakeUp()
         return;
     }
     m_increaseEvent =
-        Simulator::Schedule(TimeStep(m_nextIncrease - now), &RoceCcDcqcn::IncreaseTimer, this);
+        RoceSchedule<&RoceCcDcqcn::IncreaseTimer>(TimeStep(m_nextIncrease - now), this);
 }
 
 void

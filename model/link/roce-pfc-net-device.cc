@@ -12,6 +12,7 @@
 #include "ns3/pointer.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-pfc-header.h"
+#include "ns3/roce-pooled-event.h"
 #include "ns3/roce-spec-list.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -272,8 +273,7 @@ RocePfcNetDevice::TryTransmit()
         if (HasWaiting())
         {
             m_txPending = true;
-            m_txEvent =
-                Simulator::Schedule(m_txEnd - now, &RocePfcNetDevice::TransmitComplete, this);
+            m_txEvent = RoceSchedule<&RocePfcNetDevice::TransmitComplete>(m_txEnd - now, this);
         }
         return;
     }
@@ -347,7 +347,7 @@ RocePfcNetDevice::StartTransmit(Ptr<Packet> p)
     if (HasWaiting())
     {
         m_txPending = true;
-        m_txEvent = Simulator::Schedule(txTime, &RocePfcNetDevice::TransmitComplete, this);
+        m_txEvent = RoceSchedule<&RocePfcNetDevice::TransmitComplete>(txTime, this);
     }
 }
 

@@ -17,6 +17,7 @@
 #include "ns3/roce-icrc-trailer.h"
 #include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pint-digest.h"
+#include "ns3/roce-pooled-event.h"
 #include "ns3/roce-rank-call.h"
 #include "ns3/roce-raw-trailer.h"
 #include "ns3/simulator.h"
@@ -547,7 +548,7 @@ RoceNetDevice::DequeueData(uint8_t pausedMask)
         m_wakeEvent.Cancel();
         m_wakePending = true;
         m_wakeTime = earliest;
-        m_wakeEvent = Simulator::Schedule(earliest - now, &RoceNetDevice::Wake, this);
+        m_wakeEvent = RoceSchedule<&RoceNetDevice::Wake>(earliest - now, this);
     }
     return nullptr;
 }
@@ -602,9 +603,9 @@ RoceNetDevice::StartDrain()
     // With RxDrainRate back at 0 (a slow-receiver fault ended), what is still
     // buffered drains at line rate, ahead of new arrivals.
     const DataRate& rate = m_rxDrainRate.GetBitRate() > 0 ? m_rxDrainRate : GetDataRate();
-    m_drainEvent = Simulator::Schedule(rate.CalculateBytesTxTime(head.packet->GetSize()),
-                                       &RoceNetDevice::DrainDone,
-                                       this);
+    m_drainEvent =
+        RoceSchedule<&RoceNetDevice::DrainDone>(rate.CalculateBytesTxTime(head.packet->GetSize()),
+                                                this);
 }
 
 void

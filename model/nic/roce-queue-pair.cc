@@ -16,6 +16,7 @@
 #include "ns3/roce-hash.h"
 #include "ns3/roce-icrc-trailer.h"
 #include "ns3/roce-pint-digest.h"
+#include "ns3/roce-pooled-event.h"
 #include "ns3/roce-psn.h"
 #include "ns3/roce-reth-header.h"
 #include "ns3/simulator.h"
@@ -525,7 +526,7 @@ RoceQueuePair::ArmRto()
     m_rtoDeadline = Simulator::Now().GetTimeStep() + m_rto;
     if (m_rtoEvent.IsExpired())
     {
-        m_rtoEvent = Simulator::Schedule(TimeStep(m_rto), &RoceQueuePair::RtoExpired, this);
+        m_rtoEvent = RoceSchedule<&RoceQueuePair::RtoExpired>(TimeStep(m_rto), this);
     }
 }
 
@@ -540,8 +541,7 @@ RoceQueuePair::RtoExpired()
     if (now.GetTimeStep() < m_rtoDeadline)
     {
         // Progress was made since the timer was set: wait out the new deadline.
-        m_rtoEvent =
-            Simulator::Schedule(TimeStep(m_rtoDeadline) - now, &RoceQueuePair::RtoExpired, this);
+        m_rtoEvent = RoceSchedule<&RoceQueuePair::RtoExpired>(TimeStep(m_rtoDeadline) - now, this);
         return;
     }
     ++m_stats.timeouts;

@@ -6,6 +6,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-pooled-event.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
@@ -130,16 +131,15 @@ RoceNvlinkDomain::ScheduleDelivery(Time delay, const Transfer& t)
 {
     const uint32_t context =
         m_context == Simulator::NO_CONTEXT ? Simulator::GetContext() : m_context;
-    Simulator::ScheduleWithContext(context,
-                                   delay,
-                                   &RoceNvlinkDomain::Deliver,
-                                   this,
-                                   t.src,
-                                   t.dst,
-                                   t.bytes,
-                                   t.id,
-                                   t.done,
-                                   t.cookie);
+    RoceScheduleWithContext<&RoceNvlinkDomain::Deliver>(context,
+                                                        delay,
+                                                        this,
+                                                        t.src,
+                                                        t.dst,
+                                                        t.bytes,
+                                                        t.id,
+                                                        t.done,
+                                                        t.cookie);
 }
 
 uint32_t
@@ -380,8 +380,7 @@ RoceNvlinkDomain::Reshare()
     m_nextLastByte = m_fluidTime + first;
     const Time at = CeilToTick(m_nextLastByte);
     const Time now = Simulator::Now();
-    m_event =
-        Simulator::Schedule(at > now ? at - now : Time(0), &RoceNvlinkDomain::LastByteLeft, this);
+    m_event = RoceSchedule<&RoceNvlinkDomain::LastByteLeft>(at > now ? at - now : Time(0), this);
 }
 
 void

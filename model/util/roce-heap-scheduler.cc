@@ -62,14 +62,14 @@ RoceHeapScheduler::Insert(const Event& ev)
     {
         Grow();
     }
-    const Key key{ev.key.m_ts, ev.key.m_uid, ev.key.m_context};
+    const Key key = KeyOf(ev);
     Key* keys = m_keys + OFFSET;
     EventImpl** impls = m_impls + OFFSET;
     std::size_t j = m_size++;
     while (j > 0)
     {
         const std::size_t parent = (j - 1) >> 2;
-        if (!Before(key, keys[parent]))
+        if (key >= keys[parent])
         {
             break;
         }
@@ -104,22 +104,20 @@ RoceHeapScheduler::PopTop() const
         std::size_t best = first;
         if (first + 3 < n)
         {
-            // All four children: one cache line, two rounds of comparisons.
-            const std::size_t a = Before(keys[first + 1], keys[first]) ? first + 1 : first;
-            const std::size_t b = Before(keys[first + 3], keys[first + 2]) ? first + 3 : first + 2;
-            best = Before(keys[b], keys[a]) ? b : a;
+            // All four children, one cache line: the least of them by index
+            // arithmetic, no data-dependent branch.
+            const std::size_t a = first + (keys[first + 1] < keys[first]);
+            const std::size_t b = first + 2 + (keys[first + 3] < keys[first + 2]);
+            best = keys[b] < keys[a] ? b : a;
         }
         else
         {
             for (std::size_t c = first + 1; c < n; ++c)
             {
-                if (Before(keys[c], keys[best]))
-                {
-                    best = c;
-                }
+                best = keys[c] < keys[best] ? c : best;
             }
         }
-        if (!Before(keys[best], last))
+        if (keys[best] >= last)
         {
             break;
         }
@@ -132,11 +130,11 @@ RoceHeapScheduler::PopTop() const
 }
 
 void
-RoceHeapScheduler::DropRemoved() const
+RoceHeapScheduler::DropRemovedSlow() const
 {
     // Every removed key is held, so the smallest one is at or below the top;
-    // uids are unique, so equal uids are the same event.
-    while (!m_removed.empty() && m_size > 0 && m_removed.front().uid == m_keys[OFFSET].uid)
+    // uids are unique, so an equal uid is the same event.
+    while (!m_removed.empty() && m_size > 0 && UidOf(m_removed.front()) == UidOf(m_keys[OFFSET]))
     {
         std::pop_heap(m_removed.begin(), m_removed.end(), &RoceHeapScheduler::After);
         m_removed.pop_back();
@@ -156,12 +154,12 @@ RoceHeapScheduler::PeekNext() const
 {
     DropRemoved();
     ROCE_ERROR_IF(m_size == 0, "RoceHeapScheduler::PeekNext: no event is scheduled");
-    const Key& k = m_keys[OFFSET];
+    const Key k = m_keys[OFFSET];
     Event ev;
     ev.impl = m_impls[OFFSET];
-    ev.key.m_ts = k.ts;
-    ev.key.m_uid = k.uid;
-    ev.key.m_context = k.context;
+    ev.key.m_ts = static_cast<uint64_t>(k >> 64);
+    ev.key.m_uid = UidOf(k);
+    ev.key.m_context = static_cast<uint32_t>(k);
     return ev;
 }
 
@@ -177,7 +175,7 @@ void
 RoceHeapScheduler::Remove(const Event& ev)
 {
     // The simulator removes only pending events, so the key is held.
-    m_removed.push_back(Key{ev.key.m_ts, ev.key.m_uid, ev.key.m_context});
+    m_removed.push_back(KeyOf(ev));
     std::push_heap(m_removed.begin(), m_removed.end(), &RoceHeapScheduler::After);
 }
 

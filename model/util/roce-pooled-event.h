@@ -4,10 +4,17 @@
 #ifndef ROCE_POOLED_EVENT_H
 #define ROCE_POOLED_EVENT_H
 
+#include "ns3/event-id.h"
 #include "ns3/event-impl.h"
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+#include "ns3/simulator.h"
 
 #include <cstddef>
 #include <new>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 
 namespace ns3
 {
@@ -107,6 +114,72 @@ class RocePooledEvent : public EventImpl
         return *list;
     }
 };
+
+/**
+ * \ingroup rocev2
+ * \brief A pooled event that calls member function F of an object with
+ * the arguments it was made with (ns-3's MakeEvent, in pooled memory).
+ * \tparam F the member function \tparam T the object's class
+ * \tparam Args the stored arguments
+ */
+template <auto F, typename T, typename... Args>
+class RoceMemberEvent final : public RocePooledEvent<RoceMemberEvent<F, T, Args...>>
+{
+  public:
+    /** \param obj the object \param args the arguments F is called with */
+    template <typename... Us>
+    explicit RoceMemberEvent(T* obj, Us&&... args)
+        : m_obj(obj),
+          m_args(std::forward<Us>(args)...)
+    {
+    }
+
+  protected:
+    void Notify() override
+    {
+        std::apply([this](auto&... a) { (m_obj->*F)(a...); }, m_args);
+    }
+
+  private:
+    T* m_obj;                   //!< the object
+    std::tuple<Args...> m_args; //!< the arguments
+};
+
+/**
+ * \ingroup rocev2
+ * \brief Simulator::Schedule(delay, F, obj, args...) with the event in
+ * pooled memory: the same event, uid and order as ns-3's template.
+ * \tparam F the member function
+ * \param delay from now \param obj the object \param args F's arguments
+ * \return the event's id
+ */
+template <auto F, typename T, typename... Us>
+EventId
+RoceSchedule(const Time& delay, T* obj, Us&&... args)
+{
+    // Simulator::Schedule takes the simulator's own reference (GetPointer),
+    // so the Ptr adopts the object's first one and drops it on return.
+    auto* ev = new RoceMemberEvent<F, T, std::decay_t<Us>...>(obj, std::forward<Us>(args)...);
+    return Simulator::Schedule(delay, Ptr<EventImpl>(ev, false));
+}
+
+/**
+ * \ingroup rocev2
+ * \brief Simulator::ScheduleWithContext(context, delay, F, obj, args...) with
+ * the event in pooled memory.
+ * \tparam F the member function
+ * \param context the event's context \param delay from now
+ * \param obj the object \param args F's arguments
+ */
+template <auto F, typename T, typename... Us>
+void
+RoceScheduleWithContext(uint32_t context, const Time& delay, T* obj, Us&&... args)
+{
+    Simulator::ScheduleWithContext(
+        context,
+        delay,
+        new RoceMemberEvent<F, T, std::decay_t<Us>...>(obj, std::forward<Us>(args)...));
+}
 
 } // namespace ns3
 
