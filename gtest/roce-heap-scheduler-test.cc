@@ -148,6 +148,45 @@ TEST(RoceHeapScheduler, PopsInTimeThenUidOrderThroughGrowthTiesAndRemovals)
     EXPECT_ROCE_ERROR(s->RemoveNext(), "RoceHeapScheduler::RemoveNext|PeekNext: no event");
 }
 
+TEST(RoceHeapScheduler, RemovedEntriesNeverOutnumberTheLiveOnes)
+{
+    // Far-future timers removed one after another (a retransmission timer
+    // removed at every completed message): the heap holds at most twice the
+    // live events (and a few dozen removed ones before the first clean-up),
+    // and pops stay in order.
+    Ptr<RoceHeapScheduler> s = CreateObject<RoceHeapScheduler>();
+    EventPool pool;
+    std::set<std::pair<uint64_t, uint32_t>> oracle;
+    std::vector<Scheduler::Event> timers;
+    std::mt19937 rng(7);
+    for (uint32_t uid = 0; uid < 3000; ++uid)
+    {
+        const Scheduler::Event ev = MakeEntry(pool.Make(), 1000 + rng() % 100000, uid);
+        s->Insert(ev);
+        oracle.emplace(ev.key.m_ts, ev.key.m_uid);
+        if (uid % 3 != 0)
+        {
+            timers.push_back(ev);
+        }
+    }
+    for (const auto& t : timers)
+    {
+        s->Remove(t);
+        oracle.erase({t.key.m_ts, t.key.m_uid});
+        EXPECT_LE(s->GetHeld(), std::max<std::size_t>(2 * oracle.size(), oracle.size() + 64));
+    }
+    EXPECT_EQ(oracle.size(), 1000u);
+    while (!oracle.empty())
+    {
+        ASSERT_FALSE(s->IsEmpty());
+        const Scheduler::Event ev = s->RemoveNext();
+        ASSERT_EQ(ev.key.m_ts, oracle.begin()->first);
+        ASSERT_EQ(ev.key.m_uid, oracle.begin()->second);
+        oracle.erase(oracle.begin());
+    }
+    EXPECT_TRUE(s->IsEmpty());
+}
+
 TEST(RoceHeapScheduler, RemovingTheOnlyEventLeavesItEmpty)
 {
     Ptr<RoceHeapScheduler> s = CreateObject<RoceHeapScheduler>();

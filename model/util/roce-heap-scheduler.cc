@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <unordered_set>
 
 namespace ns3
 {
@@ -82,18 +83,11 @@ RoceHeapScheduler::Insert(const Event& ev)
 }
 
 void
-RoceHeapScheduler::PopTop() const
+RoceHeapScheduler::SiftDown(std::size_t j, Key key, EventImpl* impl) const
 {
-    const std::size_t n = --m_size;
-    if (n == 0)
-    {
-        return;
-    }
     Key* keys = m_keys + OFFSET;
     EventImpl** impls = m_impls + OFFSET;
-    const Key last = keys[n];
-    EventImpl* const lastImpl = impls[n];
-    std::size_t j = 0;
+    const std::size_t n = m_size;
     for (;;)
     {
         const std::size_t first = 4 * j + 1;
@@ -117,7 +111,7 @@ RoceHeapScheduler::PopTop() const
                 best = keys[c] < keys[best] ? c : best;
             }
         }
-        if (keys[best] >= last)
+        if (keys[best] >= key)
         {
             break;
         }
@@ -125,8 +119,52 @@ RoceHeapScheduler::PopTop() const
         impls[j] = impls[best];
         j = best;
     }
-    keys[j] = last;
-    impls[j] = lastImpl;
+    keys[j] = key;
+    impls[j] = impl;
+}
+
+void
+RoceHeapScheduler::PopTop() const
+{
+    const std::size_t n = --m_size;
+    if (n > 0)
+    {
+        SiftDown(0, m_keys[OFFSET + n], m_impls[OFFSET + n]);
+    }
+}
+
+void
+RoceHeapScheduler::Compact()
+{
+    // Drop every removed entry in one pass, then rebuild the heap bottom-up
+    // (Floyd): O(n + r), paid once per r >= n/2 removals.
+    std::unordered_set<uint32_t> removed;
+    removed.reserve(m_removed.size());
+    for (const Key& k : m_removed)
+    {
+        removed.insert(UidOf(k));
+    }
+    Key* keys = m_keys + OFFSET;
+    EventImpl** impls = m_impls + OFFSET;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < m_size; ++i)
+    {
+        if (removed.count(UidOf(keys[i])) == 0)
+        {
+            keys[kept] = keys[i];
+            impls[kept] = impls[i];
+            ++kept;
+        }
+    }
+    m_size = kept;
+    m_removed.clear();
+    if (kept > 1)
+    {
+        for (std::size_t j = (kept - 2) / 4 + 1; j-- > 0;)
+        {
+            SiftDown(j, keys[j], impls[j]);
+        }
+    }
 }
 
 void
@@ -177,6 +215,14 @@ RoceHeapScheduler::Remove(const Event& ev)
     // The simulator removes only pending events, so the key is held.
     m_removed.push_back(KeyOf(ev));
     std::push_heap(m_removed.begin(), m_removed.end(), &RoceHeapScheduler::After);
+    // Removed timers can sit far in the future (a retransmission timeout
+    // removed at every completed message): once they are half of the heap,
+    // drop them all, so that they never make the heap deeper than twice
+    // the live events.
+    if (m_removed.size() >= COMPACT_MIN && 2 * m_removed.size() >= m_size)
+    {
+        Compact();
+    }
 }
 
 std::size_t

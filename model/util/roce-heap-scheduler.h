@@ -33,6 +33,9 @@ namespace ns3
  * - Simulator::Remove() is lazy: the event's key goes into a second, small
  *   heap of removed keys (O(log r)), and an entry is dropped when it reaches
  *   the top and equals the smallest removed key, one comparison per pop.
+ *   When the removed entries are half of the heap they are dropped at once
+ *   and the heap rebuilt (O(n), amortised O(1) per Remove), so that removed
+ *   far-future timers never make it deeper than twice the live events.
  * ns3::PriorityQueueScheduler finds the event by a linear scan and rebuilds its heap, O(n) per
  * call, which the module's timers (DCQCN's rate increase at every CNP, a queue pair's
  *   retransmission timer, the monitors) pay with tens of thousands of
@@ -113,6 +116,16 @@ class RoceHeapScheduler : public Scheduler
     void Grow();
     /** \brief Remove the top entry (the heap holds at least one). */
     void PopTop() const;
+    /**
+     * \brief Place an entry at node j or below it (its children's subtrees
+     * are heaps). \param j a node \param key its key \param impl its event
+     */
+    void SiftDown(std::size_t j, Key key, EventImpl* impl) const;
+    /** \brief Drop every removed entry and rebuild the heap. */
+    void Compact();
+
+    /** Removed entries at least, before they are compacted away. */
+    static constexpr std::size_t COMPACT_MIN = 64;
 
     mutable Key* m_keys{nullptr};         //!< 64-byte aligned, OFFSET + capacity
     mutable EventImpl** m_impls{nullptr}; //!< OFFSET + capacity
