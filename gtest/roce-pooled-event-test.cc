@@ -139,3 +139,41 @@ TEST(RocePooledEvent, RunsIsCancelledAndIsFreedUnderTheSimulator)
     (void)last;
 #endif
 }
+
+namespace
+{
+/// An object whose member functions the pooled member events call.
+struct Target
+{
+    std::vector<std::pair<int, uint64_t>> calls; //!< (a, b) per call
+
+    void Call(int a, uint64_t b)
+    {
+        calls.emplace_back(a, b);
+    }
+};
+} // namespace
+
+TEST(RocePooledEvent, MemberEventsRunWithTheirArgumentsAndRoceCancelStopsThem)
+{
+    // RoceSchedule and RoceScheduleWithContext call the member function with
+    // the arguments given at scheduling time; RoceCancel stops a pending one
+    // as EventId::Cancel does, and leaves a default or finished EventId
+    // alone.
+    Simulator::Destroy();
+    Target t;
+    int a = 1;
+    EventId first = RoceSchedule<&Target::Call>(NanoSeconds(1), &t, a, uint64_t(10));
+    a = 7; // the event keeps the value it was given
+    EventId stopped = RoceSchedule<&Target::Call>(NanoSeconds(2), &t, 2, uint64_t(20));
+    RoceScheduleWithContext<&Target::Call>(3, NanoSeconds(3), &t, 3, uint64_t(30));
+    RoceCancel(stopped);
+    RoceCancel(EventId());
+    EXPECT_TRUE(stopped.IsExpired());
+    EXPECT_FALSE(first.IsExpired());
+    Simulator::Run();
+    EXPECT_EQ(t.calls, (std::vector<std::pair<int, uint64_t>>{{1, 10}, {3, 30}}));
+    RoceCancel(first);
+    EXPECT_TRUE(first.IsExpired());
+    Simulator::Destroy();
+}

@@ -545,7 +545,7 @@ RoceNetDevice::DequeueData(uint8_t pausedMask)
     m_wakePausedMask = pausedMask;
     if (earliest != Time::Max() && (!m_wakePending || earliest < m_wakeTime))
     {
-        m_wakeEvent.Cancel();
+        RoceCancel(m_wakeEvent);
         m_wakePending = true;
         m_wakeTime = earliest;
         m_wakeEvent = RoceSchedule<&RoceNetDevice::Wake>(earliest - now, this);

@@ -11,6 +11,7 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -308,7 +309,7 @@ RoceNvlinkDomain::CatchUp()
     // that event ran: end those transfers first, at their exact time.
     while (!m_event.IsExpired() && CeilToTick(m_nextLastByte) <= Simulator::Now())
     {
-        m_event.Cancel();
+        RoceCancel(m_event);
         LastByteLeft();
     }
 }
@@ -316,7 +317,7 @@ RoceNvlinkDomain::CatchUp()
 void
 RoceNvlinkDomain::Reshare()
 {
-    m_event.Cancel();
+    RoceCancel(m_event);
     if (m_active.empty())
     {
         return;
@@ -332,22 +333,38 @@ RoceNvlinkDomain::Reshare()
         m_cap[p] = capacity;
         m_users[p] = 0;
     }
+    uint32_t mostUsers = 0;
     for (auto& t : m_active)
     {
         t.frozen = false;
-        ++m_users[t.src];
-        ++m_users[m_nGpus + t.dst];
+        mostUsers = std::max({mostUsers, ++m_users[t.src], ++m_users[m_nGpus + t.dst]});
     }
     std::size_t unfrozen = m_active.size();
+    if (mostUsers == 1)
+    {
+        // No two transfers share a port: each gets the whole port rate, as
+        // the loop below would give it (capacity / 1 is exact).
+        for (auto& t : m_active)
+        {
+            t.rate = capacity;
+            t.frozen = true;
+        }
+        unfrozen = 0;
+    }
     while (unfrozen > 0)
     {
         std::size_t bottleneck = ports;
         long double share = std::numeric_limits<long double>::infinity();
         for (std::size_t p = 0; p < ports; ++p)
         {
-            if (m_users[p] > 0 && m_cap[p] / m_users[p] < share)
+            if (m_users[p] == 0)
             {
-                share = m_cap[p] / m_users[p];
+                continue;
+            }
+            const long double offer = m_cap[p] / m_users[p];
+            if (offer < share)
+            {
+                share = offer;
                 bottleneck = p;
             }
         }

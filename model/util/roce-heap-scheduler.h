@@ -106,7 +106,9 @@ class RoceHeapScheduler : public Scheduler
     /** \brief Pop removed entries off the top. */
     void DropRemoved() const
     {
-        if (!m_removed.empty())
+        // Every removed entry is held (m_size > 0), and the top is the
+        // least of them all: only an equal uid needs the slow path.
+        if (!m_removed.empty() && UidOf(m_removed.front()) == UidOf(m_keys[OFFSET]))
         {
             DropRemovedSlow();
         }
