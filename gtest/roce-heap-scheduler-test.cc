@@ -66,6 +66,20 @@ MakeEntry(EventImpl* impl, uint64_t ts, uint32_t uid)
     return ev;
 }
 
+/// Pop every event the oracle holds: each must be the oracle's least.
+void
+PopAllInOrder(RoceHeapScheduler& s, std::set<std::pair<uint64_t, uint32_t>>& oracle)
+{
+    while (!oracle.empty())
+    {
+        ASSERT_FALSE(s.IsEmpty());
+        const Scheduler::Event ev = s.RemoveNext();
+        ASSERT_EQ(ev.key.m_ts, oracle.begin()->first);
+        ASSERT_EQ(ev.key.m_uid, oracle.begin()->second);
+        oracle.erase(oracle.begin());
+    }
+}
+
 } // namespace
 
 TEST(RoceHeapScheduler, PopsInTimeThenUidOrderThroughGrowthTiesAndRemovals)
@@ -134,14 +148,7 @@ TEST(RoceHeapScheduler, PopsInTimeThenUidOrderThroughGrowthTiesAndRemovals)
         s->Remove(r);
         oracle.erase({r.key.m_ts, r.key.m_uid});
     }
-    while (!oracle.empty())
-    {
-        ASSERT_FALSE(s->IsEmpty());
-        const Scheduler::Event ev = s->RemoveNext();
-        ASSERT_EQ(ev.key.m_ts, oracle.begin()->first);
-        ASSERT_EQ(ev.key.m_uid, oracle.begin()->second);
-        oracle.erase(oracle.begin());
-    }
+    PopAllInOrder(*s, oracle);
     EXPECT_TRUE(s->IsEmpty());
     EXPECT_EQ(s->GetHeld(), 0u);
     EXPECT_ROCE_ERROR(s->PeekNext(), "RoceHeapScheduler::PeekNext: no event is scheduled");
@@ -176,14 +183,7 @@ TEST(RoceHeapScheduler, RemovedEntriesNeverOutnumberTheLiveOnes)
         EXPECT_LE(s->GetHeld(), std::max<std::size_t>(2 * oracle.size(), oracle.size() + 64));
     }
     EXPECT_EQ(oracle.size(), 1000u);
-    while (!oracle.empty())
-    {
-        ASSERT_FALSE(s->IsEmpty());
-        const Scheduler::Event ev = s->RemoveNext();
-        ASSERT_EQ(ev.key.m_ts, oracle.begin()->first);
-        ASSERT_EQ(ev.key.m_uid, oracle.begin()->second);
-        oracle.erase(oracle.begin());
-    }
+    PopAllInOrder(*s, oracle);
     EXPECT_TRUE(s->IsEmpty());
 }
 

@@ -88,7 +88,8 @@ RoceNvlinkDomain::RoceNvlinkDomain()
       m_fluidTime(0),
       m_nextLastByte(0),
       m_nextLastByteId(0),
-      m_context(Simulator::NO_CONTEXT)
+      m_context(Simulator::NO_CONTEXT),
+      m_ticksPerSecond(static_cast<long double>(Seconds(1).GetTimeStep()))
 {
     NS_LOG_FUNCTION(this);
 }
@@ -113,6 +114,7 @@ RoceNvlinkDomain::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_event.Cancel();
+    m_eventPending = false;
     m_active.clear();
     Object::DoDispose();
 }
@@ -213,16 +215,15 @@ RoceNvlinkDomain::GetNActive() const
 }
 
 long double
-RoceNvlinkDomain::NowSeconds()
+RoceNvlinkDomain::NowSeconds() const
 {
-    return static_cast<long double>(Simulator::Now().GetTimeStep()) /
-           static_cast<long double>(Seconds(1).GetTimeStep());
+    return static_cast<long double>(Simulator::Now().GetTimeStep()) / m_ticksPerSecond;
 }
 
 Time
-RoceNvlinkDomain::CeilToTick(long double seconds)
+RoceNvlinkDomain::CeilToTick(long double seconds) const
 {
-    const long double ticks = seconds * static_cast<long double>(Seconds(1).GetTimeStep());
+    const long double ticks = seconds * m_ticksPerSecond;
     return TimeStep(static_cast<uint64_t>(std::ceil(ticks - TICK_SLACK)));
 }
 
@@ -307,7 +308,9 @@ RoceNvlinkDomain::CatchUp()
 {
     // A start or a rate change in the tick where a last byte leaves, before
     // that event ran: end those transfers first, at their exact time.
-    while (!m_event.IsExpired() && CeilToTick(m_nextLastByte) <= Simulator::Now())
+    // (m_eventPending is !m_event.IsExpired() without asking the simulator.)
+    const Time now = Simulator::Now();
+    while (m_eventPending && CeilToTick(m_nextLastByte) <= now)
     {
         RoceCancel(m_event);
         LastByteLeft();
@@ -318,6 +321,7 @@ void
 RoceNvlinkDomain::Reshare()
 {
     RoceCancel(m_event);
+    m_eventPending = false;
     if (m_active.empty())
     {
         return;
@@ -398,15 +402,16 @@ RoceNvlinkDomain::Reshare()
     const Time at = CeilToTick(m_nextLastByte);
     const Time now = Simulator::Now();
     m_event = RoceSchedule<&RoceNvlinkDomain::LastByteLeft>(at > now ? at - now : Time(0), this);
+    m_eventPending = true;
 }
 
 void
 RoceNvlinkDomain::LastByteLeft()
 {
+    m_eventPending = false; // running now, or cancelled by CatchUp
     Advance(m_nextLastByte);
-    const Time delivery =
-        CeilToTick(m_nextLastByte + static_cast<long double>(m_latency.GetTimeStep()) /
-                                        static_cast<long double>(Seconds(1).GetTimeStep()));
+    const Time delivery = CeilToTick(
+        m_nextLastByte + static_cast<long double>(m_latency.GetTimeStep()) / m_ticksPerSecond);
     const Time now = Simulator::Now();
     const Time wait = delivery > now ? delivery - now : Time(0);
     // Compact m_active in order, so that transfers ending together are

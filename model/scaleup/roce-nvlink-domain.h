@@ -178,13 +178,13 @@ class RoceNvlinkDomain : public Object
     };
 
     /** \return the simulator's current time in seconds, exactly */
-    static long double NowSeconds();
+    long double NowSeconds() const;
 
     /**
      * \param seconds an exact time
      * \return the first simulator tick at or after it
      */
-    static Time CeilToTick(long double seconds);
+    Time CeilToTick(long double seconds) const;
 
     /** \brief Move every transfer forward to fluid time `seconds` at its current rate. */
     void Advance(long double seconds);
@@ -237,7 +237,9 @@ class RoceNvlinkDomain : public Object
     long double m_nextLastByte;      //!< exact time of the pending event (s)
     uint64_t m_nextLastByteId;       //!< the transfer that ends then
     EventId m_event;                 //!< the pending last-byte event
+    bool m_eventPending{false};      //!< m_event has neither run nor been cancelled
     uint32_t m_context;              //!< the server's node id, or Simulator::NO_CONTEXT
+    long double m_ticksPerSecond;    //!< Seconds(1) in time steps (fixed before any Time exists)
 
     TracedCallback<uint32_t, uint32_t, uint64_t, uint64_t> m_txTrace; //!< transfer started
     TracedCallback<uint32_t, uint32_t, uint64_t, uint64_t> m_rxTrace; //!< transfer delivered
