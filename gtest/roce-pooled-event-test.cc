@@ -77,7 +77,7 @@ TEST(RoceEventFreeList, HandsOutDistinctAlignedBlocksAndReusesTheLastFreed)
     }
     list.Give(order[17]);
     list.Give(order[3]);
-#ifndef __SANITIZE_ADDRESS__
+#ifndef ROCE_ASAN
     EXPECT_EQ(list.Take(), order[3]);
     EXPECT_EQ(list.Take(), order[17]);
 #else
@@ -132,7 +132,7 @@ TEST(RocePooledEvent, RunsIsCancelledAndIsFreedUnderTheSimulator)
         last = PeekPointer(e);
     }
     Ptr<EventImpl> again(new RecordEvent(6), false);
-#ifndef __SANITIZE_ADDRESS__
+#ifndef ROCE_ASAN
     EXPECT_EQ(PeekPointer(again), last);
 #else
     EXPECT_NE(PeekPointer(again), nullptr);

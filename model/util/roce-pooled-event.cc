@@ -23,7 +23,7 @@ RoceEventFreeList::RoceEventFreeList(std::size_t blockSize)
 void*
 RoceEventFreeList::Refill()
 {
-#ifdef __SANITIZE_ADDRESS__
+#ifdef ROCE_ASAN
     return ::operator new(m_blockSize);
 #else
     // The slab is never freed; the list keeps its blocks reachable.

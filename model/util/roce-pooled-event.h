@@ -16,6 +16,16 @@
 #include <type_traits>
 #include <utility>
 
+// ROCE_ASAN: built with AddressSanitizer (GCC defines __SANITIZE_ADDRESS__,
+// Clang answers __has_feature(address_sanitizer)).
+#if defined(__SANITIZE_ADDRESS__)
+#define ROCE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ROCE_ASAN 1
+#endif
+#endif
+
 namespace ns3
 {
 
@@ -44,7 +54,7 @@ class RoceEventFreeList
     /** \return a block of the list's size */
     void* Take()
     {
-#ifndef __SANITIZE_ADDRESS__
+#ifndef ROCE_ASAN
         if (m_head != nullptr)
         {
             Node* n = m_head;
@@ -58,7 +68,7 @@ class RoceEventFreeList
     /** \param block a block Take() returned */
     void Give(void* block)
     {
-#ifdef __SANITIZE_ADDRESS__
+#ifdef ROCE_ASAN
         ::operator delete(block);
 #else
         auto* n = static_cast<Node*>(block);
