@@ -49,7 +49,7 @@ class RecordEvent final : public RocePooledEvent<RecordEvent>
 
   private:
     int m_value;
-    char m_pad[40]; //!< a size that is not a multiple of 16 in all
+    [[maybe_unused]] char m_pad[40]; //!< a size that is not a multiple of 16 in all
 };
 
 } // namespace

@@ -8,11 +8,6 @@
 namespace ns3
 {
 
-namespace
-{
-constexpr std::size_t SLAB_BLOCKS = 64; //!< blocks carved from one allocation
-} // namespace
-
 RoceEventFreeList::RoceEventFreeList(std::size_t blockSize)
 {
     const std::size_t align = alignof(std::max_align_t);
@@ -27,6 +22,7 @@ RoceEventFreeList::Refill()
     return ::operator new(m_blockSize);
 #else
     // The slab is never freed; the list keeps its blocks reachable.
+    constexpr std::size_t SLAB_BLOCKS = 64;
     auto* slab = static_cast<unsigned char*>(::operator new(SLAB_BLOCKS* m_blockSize));
     for (std::size_t i = SLAB_BLOCKS - 1; i >= 1; --i)
     {

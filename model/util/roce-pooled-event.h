@@ -87,8 +87,8 @@ class RoceEventFreeList
     /** \return a new block, after carving a slab into the list */
     void* Refill();
 
-    std::size_t m_blockSize; //!< bytes per block, a multiple of the alignment
-    Node* m_head{nullptr};   //!< the block freed last
+    std::size_t m_blockSize;                //!< bytes per block, a multiple of the alignment
+    [[maybe_unused]] Node* m_head{nullptr}; //!< the block freed last (unused under ASan)
 };
 
 /**
