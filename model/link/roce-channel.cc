@@ -37,34 +37,6 @@ RoceChannel::GetTypeId()
 
 RoceChannel::RoceChannel() = default;
 
-namespace
-{
-/**
- * A frame's arrival at the far end of a link: the event the link schedules
- * per frame, in memory the frame before it on any link just gave back.
- */
-class RoceFrameArrival final : public RocePooledEvent<RoceFrameArrival>
-{
-  public:
-    /** \param dst the receiving device \param p the frame */
-    RoceFrameArrival(RocePfcNetDevice* dst, Ptr<Packet> p)
-        : m_dst(dst),
-          m_packet(std::move(p))
-    {
-    }
-
-  protected:
-    void Notify() override
-    {
-        m_dst->Receive(std::move(m_packet));
-    }
-
-  private:
-    RocePfcNetDevice* m_dst; //!< the receiving device
-    Ptr<Packet> m_packet;    //!< the frame
-};
-} // namespace
-
 void
 RoceChannel::Attach(Ptr<RocePfcNetDevice> device)
 {
@@ -82,9 +54,10 @@ RoceChannel::Transmit(Ptr<Packet> p, const RocePfcNetDevice* src, Time txTime)
     }
     RocePfcNetDevice* dst =
         (m_devices[0] == src) ? PeekPointer(m_devices[1]) : PeekPointer(m_devices[0]);
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
-                                   txTime + m_delay,
-                                   new RoceFrameArrival(dst, std::move(p)));
+    RoceScheduleWithContext<&RocePfcNetDevice::Receive>(dst->GetNode()->GetId(),
+                                                        txTime + m_delay,
+                                                        dst,
+                                                        std::move(p));
 }
 
 void

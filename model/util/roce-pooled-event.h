@@ -128,7 +128,9 @@ class RocePooledEvent : public EventImpl
 /**
  * \ingroup rocev2
  * \brief A pooled event that calls member function F of an object with
- * the arguments it was made with (ns-3's MakeEvent, in pooled memory).
+ * the arguments it was made with (ns-3's MakeEvent, in pooled memory). The
+ * arguments are moved into the call, so F takes them by value or by const
+ * reference.
  * \tparam F the member function \tparam T the object's class
  * \tparam Args the stored arguments
  */
@@ -147,7 +149,9 @@ class RoceMemberEvent final : public RocePooledEvent<RoceMemberEvent<F, T, Args.
   protected:
     void Notify() override
     {
-        std::apply([this](auto&... a) { (m_obj->*F)(a...); }, m_args);
+        // An event runs once: its arguments move into the call (a frame's
+        // Ptr<Packet> changes hands without a reference count round trip).
+        std::apply([this](auto&... a) { (m_obj->*F)(std::move(a)...); }, m_args);
     }
 
   private:
