@@ -203,6 +203,26 @@ _rocev2_scheduler_check(user-wins-list ListScheduler PriorityQueueScheduler ROCE
                         --SchedulerType=ns3::ListScheduler)
 _rocev2_scheduler_check(env-wins CalendarScheduler PriorityQueueScheduler
                         NS_GLOBAL_VALUE=SchedulerType=ns3::CalendarScheduler)
+# The same for the simulator: the examples run under ns3::RoceSimulatorImpl
+# (ns-3's DefaultSimulatorImpl logs its constructor; gtest RoceSimulatorImpl.*
+# checks the name the examples bind) unless the user names another.
+add_test(NAME check/scheduler/simulator-default
+         COMMAND ${CMAKE_COMMAND} -E env "NS_LOG=DefaultSimulatorImpl=level_function|prefix_func"
+                 ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-output.py
+                 --no-stderr "DefaultSimulatorImpl:DefaultSimulatorImpl(" --
+                 ${CMAKE_BINARY_DIR}/examples/rocev2-two-hosts --size=10000)
+add_test(NAME check/scheduler/simulator-user-wins
+         COMMAND ${CMAKE_COMMAND} -E env "NS_LOG=DefaultSimulatorImpl=level_function|prefix_func"
+                 ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-output.py
+                 --stderr "DefaultSimulatorImpl:DefaultSimulatorImpl(" --
+                 ${CMAKE_BINARY_DIR}/examples/rocev2-two-hosts --size=10000
+                 --SimulatorImplementationType=ns3::DefaultSimulatorImpl)
+add_test(NAME check/scheduler/simulator-env-wins
+         COMMAND ${CMAKE_COMMAND} -E env "NS_LOG=DefaultSimulatorImpl=level_function|prefix_func"
+                 NS_GLOBAL_VALUE=SimulatorImplementationType=ns3::DefaultSimulatorImpl
+                 ${ROCEV2_PYTHON3} ${_rocev2_root}/utils/check-output.py
+                 --stderr "DefaultSimulatorImpl:DefaultSimulatorImpl(" --
+                 ${CMAKE_BINARY_DIR}/examples/rocev2-two-hosts --size=10000)
 
 # Input to the victim-flow example.
 set(_rocev2_victim ${CMAKE_BINARY_DIR}/examples/rocev2-victim-flow)

@@ -249,10 +249,13 @@ TEST(RoceHeapScheduler, RunsRemovesAndCancelsUnderTheSimulator)
 TEST(RoceHeapScheduler, IsTheExamplesSchedulerUnlessTheUserNamesOne)
 {
     StringValue before;
+    StringValue implBefore;
     GlobalValue::GetValueByName("SchedulerType", before);
+    GlobalValue::GetValueByName("SimulatorImplementationType", implBefore);
     RoceCli::UseFastScheduler();
     StringValue chosen;
     GlobalValue::GetValueByName("SchedulerType", chosen);
     EXPECT_EQ(chosen.Get(), "ns3::RoceHeapScheduler");
     GlobalValue::Bind("SchedulerType", before);
+    GlobalValue::Bind("SimulatorImplementationType", implBefore);
 }

@@ -199,8 +199,7 @@ BindCore(py::module_& m)
             Simulator::Destroy();
         },
         "End the scenario: free every object");
-    m.def("use_fast_scheduler",
-          []() { GlobalValue::Bind("SchedulerType", StringValue("ns3::RoceHeapScheduler")); });
+    m.def("use_fast_scheduler", &RoceCli::UseFastScheduler);
     m.def("config_set_default", &SetDefault, py::arg("path"), py::arg("value"));
     m.def("config_set", &ConfigSet, py::arg("path"), py::arg("value"));
 

@@ -4,8 +4,9 @@
 must write byte-identical outputs (JSON, FCT files, pcaps); a case that
 draws random numbers runs once more with another run number (--seed or
 ns-3's --RngRun) and must write something different; a case that names
-event schedulers runs once more under each (--SchedulerType) and must write
-the same outputs as under the examples' own scheduler.
+event schedulers runs once more under each (--SchedulerType, or a whole flag
+such as --SimulatorImplementationType=ns3::DefaultSimulatorImpl) and must
+write the same outputs as under the examples' own scheduler and simulator.
 
     check-determinism.py --build-dir build [--root .] [--only NAME,...]
                          [--skip NAME,...] [--self-test] [--list]
@@ -69,17 +70,19 @@ CASES = [
     Case("load-balancing-spray", "rocev2-load-balancing",
          ["--lb=spray", "--messages=2", "--size=64KiB", "--RngRun=1", "--json={d}/out.json"],
          "--RngRun=2"),
-    # The examples' scheduler (RoceCli::UseFastScheduler: RoceHeapScheduler)
-    # changes no result: with DCQCN's ECN coins, PFC and timers the outputs
-    # are the same under ns-3's PriorityQueueScheduler, its default
-    # MapScheduler and CalendarScheduler. Not under
+    # The examples' scheduler and simulator (RoceCli::UseFastScheduler:
+    # RoceHeapScheduler, RoceSimulatorImpl) change no result: with DCQCN's
+    # ECN coins, PFC and timers the outputs are the same under ns-3's
+    # PriorityQueueScheduler, its default MapScheduler and CalendarScheduler,
+    # and under ns-3's DefaultSimulatorImpl. Not under
     # ns-3.37's HeapScheduler: its Remove() moves the last event into the hole
     # and only sifts it down, never up, so after Simulator::Remove (DCQCN's
     # increase timer) events can run out of time order.
     Case("schedulers", "rocev2-incast",
          ["--senders=16", "--size=300000", "--buffer=2", "--dcqcn-preset=hpcc-sim",
           "--RngRun=1", "--json={d}/out.json"],
-         "--RngRun=2", ("ns3::PriorityQueueScheduler", "ns3::MapScheduler", "ns3::CalendarScheduler")),
+         "--RngRun=2", ("ns3::PriorityQueueScheduler", "ns3::MapScheduler", "ns3::CalendarScheduler",
+                         "--SimulatorImplementationType=ns3::DefaultSimulatorImpl")),
     # A collective (hierarchical AllReduce over NVLink and 8 channels of
     # DCQCN QPs on a 3-tier zone) and the first 300 us of the HPCC web-search
     # run (128 flows of the 6,635 on the 320-host fat-tree, HPCC's INT
@@ -88,12 +91,14 @@ CASES = [
     Case("schedulers-allreduce", "rocev2-ai-zone-allreduce",
          ["--gpus=64", "--tiers=3", "--zones=2", "--oversub=2", "--uplinks=4", "--algo=hier", "--cc=dcqcn", "--sizes=4M",
           "--seed=1", "--json={d}/out.json"],
-         "--seed=2", ("ns3::PriorityQueueScheduler", "ns3::MapScheduler", "ns3::CalendarScheduler")),
+         "--seed=2", ("ns3::PriorityQueueScheduler", "ns3::MapScheduler", "ns3::CalendarScheduler",
+                         "--SimulatorImplementationType=ns3::DefaultSimulatorImpl")),
     Case("schedulers-hpcc-websearch", "rocev2-hpcc-compat",
          ["--topology={root}/data/hpcc-format/fat-tree-320.txt",
           "--flows={root}/data/hpcc-format/websearch-320-30pct-10ms.txt", "--cc=hpcc",
           "--stop=2.0003s", "--seed=1", "--quiet", "--json={d}/out.json", "--fct={d}/fct.txt"],
-         "--seed=2", ("ns3::PriorityQueueScheduler", "ns3::MapScheduler", "ns3::CalendarScheduler")),
+         "--seed=2", ("ns3::PriorityQueueScheduler", "ns3::MapScheduler", "ns3::CalendarScheduler",
+                         "--SimulatorImplementationType=ns3::DefaultSimulatorImpl")),
 ]
 
 
@@ -181,7 +186,7 @@ def main():
                 if all(same(os.path.join(dirs[0], f), os.path.join(dirs[2], f)) for f in files):
                     problems.append("%s: %s left every output unchanged" % (name, other))
             for scheduler, d in zip(schedulers, dirs[3:]):
-                flag = "--SchedulerType=" + scheduler
+                flag = scheduler if scheduler.startswith("--") else "--SchedulerType=" + scheduler
                 got = run(a.build_dir, root, example, args + [flag], d)
                 if got != files:
                     problems.append("%s: outputs %s, under %s %s" % (name, files, scheduler, got))

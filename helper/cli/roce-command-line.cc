@@ -249,12 +249,18 @@ EnvironmentSetsRngRun()
 void
 RoceCli::UseFastScheduler()
 {
+    // The user's choice in NS_GLOBAL_VALUE stands; the command line's is
+    // applied by Parse, after this.
     const char* env = std::getenv("NS_GLOBAL_VALUE");
-    if (env != nullptr && std::string(env).find("SchedulerType") != std::string::npos)
+    const std::string given = env != nullptr ? env : "";
+    if (given.find("SchedulerType") == std::string::npos)
     {
-        return;
+        GlobalValue::Bind("SchedulerType", StringValue("ns3::RoceHeapScheduler"));
     }
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::RoceHeapScheduler"));
+    if (given.find("SimulatorImplementationType") == std::string::npos)
+    {
+        GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::RoceSimulatorImpl"));
+    }
 }
 
 void

@@ -124,15 +124,19 @@ RoceCcHelper MakeCongestionControl(const std::string& cc,
                                    const std::string& unsetPreset = "");
 
 /**
- * \brief Make the event scheduler ns3::RoceHeapScheduler unless the user
- * chose one: ns-3's event order in a 4-ary heap with one cache line of keys
- * per level and a lazy Simulator::Remove (ns3::PriorityQueueScheduler's is
- * O(n), ns3::MapScheduler allocates a tree node per event; bench/README.md,
- * "Event scheduler"). Call it first in main, before CommandLine::Parse and
+ * \brief Make the event scheduler ns3::RoceHeapScheduler and the simulator
+ * ns3::RoceSimulatorImpl unless the user chose them. The scheduler: ns-3's
+ * event order in a 4-ary heap with one cache line of keys per level and a
+ * lazy Simulator::Remove (ns3::PriorityQueueScheduler's is O(n),
+ * ns3::MapScheduler allocates a tree node per event; bench/README.md,
+ * "Event scheduler"). The simulator: ns3::DefaultSimulatorImpl's rules
+ * without its per-event logging checks, with a direct path for the
+ * module's events. Call it first in main, before CommandLine::Parse and
  * before anything touches the Simulator: Parse then applies a user's
- * --SchedulerType after this (the user has the last word), and the
- * Simulator reads the value once, when it is first used. NS_GLOBAL_VALUE
- * naming SchedulerType is also left alone. Schedulers run events of equal
+ * --SchedulerType or --SimulatorImplementationType after this (the user
+ * has the last word), and the Simulator reads the values once, when it is
+ * first used. NS_GLOBAL_VALUE naming either is also left alone, and an MPI
+ * run (RoceMpiHelper::Enable, after this) selects its own simulator. Schedulers run events of equal
  * time in the order they were scheduled, so results do not change; but
  * ns-3.37's ns3::HeapScheduler can run events out of time order after a
  * Simulator::Remove, which this module uses: do not choose it.

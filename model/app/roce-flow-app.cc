@@ -11,6 +11,7 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-queue-pair.h"
 #include "ns3/roce-rank-call.h"
+#include "ns3/roce-simulator-impl.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -115,8 +116,8 @@ RoceFlowApp::ScheduleNext()
 {
     if (m_next < m_flows.size())
     {
-        Time at = std::max(m_flows[m_next].spec.start, Simulator::Now());
-        m_event = Simulator::Schedule(at - Simulator::Now(), &RoceFlowApp::StartDue, this);
+        Time at = std::max(m_flows[m_next].spec.start, RoceNow());
+        m_event = Simulator::Schedule(at - RoceNow(), &RoceFlowApp::StartDue, this);
     }
     else
     {
@@ -129,7 +130,7 @@ RoceFlowApp::ScheduleNext()
 void
 RoceFlowApp::StartDue()
 {
-    const Time now = Simulator::Now();
+    const Time now = RoceNow();
     while (m_next < m_flows.size() && m_flows[m_next].spec.start <= now)
     {
         Pending& f = m_flows[m_next];

@@ -6,6 +6,7 @@
 
 #include "ns3/log.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-simulator-impl.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -175,7 +176,7 @@ RoceJobApp::StartIteration()
         return;
     }
     m_current = Iteration();
-    m_current.start = Simulator::Now();
+    m_current.start = RoceNow();
     m_current.stepTime.assign(m_steps.size(), Time(0));
     m_stepsLeft = m_steps.size();
     m_lastFinish = Time(-1);
@@ -196,7 +197,7 @@ RoceJobApp::StartStep(uint32_t i)
 void
 RoceJobApp::StepDone(uint32_t i)
 {
-    const Time now = Simulator::Now();
+    const Time now = RoceNow();
     m_current.stepTime[i] = m_collectives[i]->GetFinishTime() - m_collectives[i]->GetStartTime();
     // The last to finish; on a tie the later step, whose chain holds more compute.
     if (now > m_lastFinish || (now == m_lastFinish && i > m_current.lastStep))

@@ -471,7 +471,7 @@ RoceCcDcqcn::Init(const RoceCcContext& ctx)
     double oldAlpha = m_rm.GetAlpha();
     double oldTarget = m_rm.GetTargetRate();
     m_rm.Init(GetRpParams(ctx.lineRate));
-    m_alphaAnchor = Simulator::Now().GetTimeStep();
+    m_alphaAnchor = RoceNow().GetTimeStep();
     m_alphaStarted = false;
     m_cnpInPeriod = false;
     Publish(oldAlpha, oldTarget);
@@ -519,7 +519,7 @@ RoceCcDcqcn::CatchUpAlpha()
     {
         return; // the timer starts at the first CNP
     }
-    int64_t periods = (Simulator::Now().GetTimeStep() - m_alphaAnchor) / m_alphaInterval;
+    int64_t periods = (RoceNow().GetTimeStep() - m_alphaAnchor) / m_alphaInterval;
     if (periods <= 0)
     {
         return;
@@ -567,7 +567,7 @@ RoceCcDcqcn::OnCnp()
         {
             m_alphaStarted = true;
             m_rm.ResetAlpha();
-            m_alphaAnchor = Simulator::Now().GetTimeStep();
+            m_alphaAnchor = RoceNow().GetTimeStep();
         }
         else
         {
@@ -582,7 +582,7 @@ RoceCcDcqcn::OnCnp()
         // must not add a second decrease at the same instant.
         return;
     }
-    Time now = Simulator::Now();
+    Time now = RoceNow();
     if (m_decreasePeriod > 0 && m_decreaseState &&
         now < m_decreaseState->lastDecrease + TimeStep(m_decreasePeriod))
     {
@@ -614,10 +614,10 @@ RoceCcDcqcn::DoDecrease()
     {
         m_decreaseState = std::make_unique<DecreaseState>();
     }
-    m_decreaseState->lastDecrease = Simulator::Now();
+    m_decreaseState->lastDecrease = RoceNow();
     if (m_alphaUpdate == ALPHA_ON_CNP)
     {
-        m_alphaAnchor = Simulator::Now().GetTimeStep(); // the alpha timer restarts at every CNP
+        m_alphaAnchor = RoceNow().GetTimeStep(); // the alpha timer restarts at every CNP
     }
     m_bytesSinceBc = 0;
     Publish(oldAlpha, oldTarget);
@@ -633,7 +633,7 @@ RoceCcDcqcn::RestartIncreaseTimer()
     {
         return;
     }
-    int64_t next = Simulator::Now().GetTimeStep() + m_increaseInterval;
+    int64_t next = RoceNow().GetTimeStep() + m_increaseInterval;
     if (m_idleTimers == IDLE_SLEEP && m_traces.Get() == nullptr && CanSleep())
     {
         m_asleep = true;
@@ -661,7 +661,7 @@ RoceCcDcqcn::WakeUp()
     // Each skipped NotifyRateRaised() had nothing to act on: the queue pair
     // was idle with no packet waiting for its pacing time.
     m_asleep = false;
-    int64_t now = Simulator::Now().GetTimeStep();
+    int64_t now = RoceNow().GetTimeStep();
     double oldAlpha = m_rm.GetAlpha();
     double oldTarget = m_rm.GetTargetRate();
     while (m_nextIncrease < now && m_rm.IsRecovering())
@@ -728,7 +728,7 @@ RoceCcDcqcn::OnSend(uint32_t payloadBytes, uint32_t /* wireBytes */)
 bool
 RoceCcDcqcn::OnCeReceived()
 {
-    Time now = Simulator::Now();
+    Time now = RoceNow();
     if (m_lastCnpSent != NEVER && now.GetTimeStep() < m_lastCnpSent + m_cnpInterval)
     {
         return false;

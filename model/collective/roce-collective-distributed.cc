@@ -10,6 +10,7 @@
 #include "ns3/node.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-rank-call.h"
+#include "ns3/roce-simulator-impl.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -95,7 +96,7 @@ RoceCollective::Received(uint32_t receiver)
 {
     NS_ASSERT(m_recvsLeft[receiver] > 0);
     --m_recvsLeft[receiver];
-    m_rankLast[receiver] = std::max(m_rankLast[receiver], Simulator::Now());
+    m_rankLast[receiver] = std::max(m_rankLast[receiver], RoceNow());
     CheckRank(receiver);
 }
 

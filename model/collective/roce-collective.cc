@@ -6,6 +6,7 @@
 
 #include "ns3/log.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-simulator-impl.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -302,7 +303,7 @@ RoceCollective::Start(Op op, Algorithm algo, uint64_t bytes, Callback<void> done
     m_bytes = bytes;
     m_done = done;
     m_running = true;
-    m_start = Simulator::Now();
+    m_start = RoceNow();
     m_finish = m_start;
     m_sendsLeft.assign(p, 0);
     m_recvsLeft.assign(p, 0);
@@ -777,7 +778,7 @@ RoceCollective::CheckRank(uint32_t r)
         return;
     }
     // Distributed: the last arrival, which a notice reports after the fact.
-    m_rankFinish[r] = m_distributed ? m_rankLast[r] : Simulator::Now();
+    m_rankFinish[r] = m_distributed ? m_rankLast[r] : RoceNow();
     m_finish = std::max(m_finish, m_rankFinish[r]);
     const bool last = --m_ranksLeft == 0;
     if (last)

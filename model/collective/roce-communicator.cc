@@ -11,6 +11,7 @@
 #include "ns3/roce-error.h"
 #include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-rank-call.h"
+#include "ns3/roce-simulator-impl.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -658,13 +659,13 @@ RoceCommunicator::Arrive(uint32_t dst,
     const uint32_t senderNode = m_ranks[src].node;
     if (!m_distributed || senderNode == m_ranks[dst].node)
     {
-        m_sinks[sink - 1].atSender(tag, Simulator::Now());
+        m_sinks[sink - 1].atSender(tag, RoceNow());
         return;
     }
     RoceRankCall::Schedule(senderNode,
                            m_notifyDelay,
                            m_service,
-                           {ROCE_COMM_NOTICE, sink, tag, uint64_t(Simulator::Now().GetTimeStep())});
+                           {ROCE_COMM_NOTICE, sink, tag, uint64_t(RoceNow().GetTimeStep())});
 }
 
 uint64_t

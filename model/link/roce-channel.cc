@@ -54,7 +54,7 @@ RoceChannel::Transmit(Ptr<Packet> p, const RocePfcNetDevice* src, Time txTime)
     }
     RocePfcNetDevice* dst =
         (m_devices[0] == src) ? PeekPointer(m_devices[1]) : PeekPointer(m_devices[0]);
-    RoceScheduleWithContext<&RocePfcNetDevice::Receive>(dst->GetNode()->GetId(),
+    RoceScheduleWithContext<&RocePfcNetDevice::Receive>(dst->GetNodeId(),
                                                         txTime + m_delay,
                                                         dst,
                                                         std::move(p));

@@ -10,6 +10,7 @@
 #include "ns3/ethernet-header.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-pfc-header.h"
+#include "ns3/roce-simulator-impl.h"
 #include "ns3/simulator.h"
 
 #include <cmath>
@@ -58,7 +59,7 @@ RocePfcNetDevice::ReceivePfc(Ptr<Packet> p)
         if (!(m_pausedMask & bit))
         {
             m_pausedMask |= bit;
-            m_pauseStart[prio] = Simulator::Now().GetTimeStep();
+            m_pauseStart[prio] = RoceNow().GetTimeStep();
             NotifyPause(prio);
         }
     }
@@ -73,7 +74,7 @@ RocePfcNetDevice::PauseExpired(uint8_t priority)
         return;
     }
     m_pausedMask &= static_cast<uint8_t>(~bit);
-    m_pfcStats.pausedSteps[priority] += Simulator::Now().GetTimeStep() - m_pauseStart[priority];
+    m_pfcStats.pausedSteps[priority] += RoceNow().GetTimeStep() - m_pauseStart[priority];
     NotifyResume(priority);
     TryTransmit();
 }
@@ -183,7 +184,7 @@ RocePfcNetDevice::GetPfcStats() const
     s.resumeTx = m_pfcStats.resumeTx;
     s.pauseRx = m_pfcStats.pauseRx;
     s.resumeRx = m_pfcStats.resumeRx;
-    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t now = RoceNow().GetTimeStep();
     for (uint32_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
     {
         const bool paused = m_pausedMask & (1u << p);

@@ -265,7 +265,7 @@ RocePfcNetDevice::TryTransmit()
     {
         return; // the event due at m_txEnd takes the next frame
     }
-    Time now = Simulator::Now();
+    Time now = RoceNow();
     if (now < m_txEnd)
     {
         // The wire is busy and nothing was waiting when its frame started:
@@ -325,7 +325,7 @@ RocePfcNetDevice::StartTransmit(Ptr<Packet> p)
     uint64_t ps = WireBytes(size) * 8ULL * 1000000000000ULL / m_bitRate + m_txCarryPs;
     m_txCarryPs = ps % stepPs;
     Time txTime = TimeStep(ps / stepPs);
-    m_txEnd = Simulator::Now() + txTime;
+    m_txEnd = RoceNow() + txTime;
     ++m_txFrames;
     m_txBytes += size;
     // Per-frame traces: only a connected one costs a call.
@@ -377,7 +377,7 @@ RocePfcNetDevice::SetLinkUp(bool up)
         // down); the wire is free for the flush below.
         m_txEvent.Cancel();
         m_txPending = false;
-        m_txEnd = Simulator::Now();
+        m_txEnd = RoceNow();
         ClearPeerPauses();
         for (auto& refresh : m_refreshEvent)
         {
@@ -681,6 +681,7 @@ void
 RocePfcNetDevice::SetNode(Ptr<Node> node)
 {
     m_node = node;
+    m_nodeId = node ? node->GetId() : 0;
 }
 
 bool

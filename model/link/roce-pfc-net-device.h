@@ -252,6 +252,17 @@ class RocePfcNetDevice : public NetDevice
                   uint16_t protocolNumber) override;
     Ptr<Node> GetNode() const override;
     void SetNode(Ptr<Node> node) override;
+
+    /**
+     * \return GetNode()->GetId(), kept when the node is set: the context of
+     * every frame the channel delivers here (Node::GetId costs a call and a
+     * logging check in ns-3's Debian build)
+     */
+    uint32_t GetNodeId() const
+    {
+        return m_nodeId;
+    }
+
     bool NeedsArp() const override;
     void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
     void SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb) override;
@@ -381,6 +392,7 @@ class RocePfcNetDevice : public NetDevice
 
     Ptr<Node> m_node;
     Ptr<RoceChannel> m_channel;
+    uint32_t m_nodeId{0}; //!< m_node's id (GetNodeId)
     uint32_t m_ifIndex{0};
     Mac48Address m_address;
     uint16_t m_mtu{9216};

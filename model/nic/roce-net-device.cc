@@ -420,7 +420,7 @@ RoceNetDevice::GetQpByIndex(uint32_t i) const
 void
 RoceNetDevice::NotifyQpReady(RoceQueuePair* qp)
 {
-    m_scheduler.Notify(qp->GetQpn() - FIRST_QPN, qp->GetPriority(), Simulator::Now());
+    m_scheduler.Notify(qp->GetQpn() - FIRST_QPN, qp->GetPriority(), RoceNow());
     TryTransmit();
 }
 
@@ -509,7 +509,7 @@ RoceNetDevice::SendCnp(RoceQueuePair* qp)
 Ptr<Packet>
 RoceNetDevice::DequeueData(uint8_t pausedMask)
 {
-    Time now = Simulator::Now();
+    Time now = RoceNow();
     bool waiting = false; // an unpaused priority has QPs that could not send now
     for (int prio = ROCE_NUM_PRIORITIES - 1; prio >= 0; --prio)
     {

@@ -16,6 +16,7 @@
 #include "ns3/roce-pint-digest.h"
 #include "ns3/roce-psn.h"
 #include "ns3/roce-raw-trailer.h"
+#include "ns3/roce-simulator-impl.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -35,7 +36,7 @@ RoceQueuePair::AckUpTo(uint64_t newUna,
     }
     uint64_t acked = 0;
     uint64_t seq = m_sndUna;
-    Time now = Simulator::Now();
+    Time now = RoceNow();
     while (m_msgHead < m_messages.size() && seq < newUna)
     {
         const Message& m = m_messages[m_msgHead];
@@ -92,9 +93,10 @@ RoceQueuePair::AckUpTo(uint64_t newUna,
     {
         ArmRto();
     }
-    else
+    else if (m_rtoPending)
     {
         Simulator::Remove(m_rtoEvent); // nothing outstanding: leave no timer event behind
+        m_rtoPending = false;
     }
     return true;
 }

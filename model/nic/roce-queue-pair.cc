@@ -164,6 +164,7 @@ void
 RoceQueuePair::DoDispose()
 {
     m_rtoEvent.Cancel();
+    m_rtoPending = false;
     m_messages.clear();
     m_msgHead = 0;
     if (m_cc)
@@ -249,13 +250,13 @@ RoceQueuePair::Post(uint64_t bytes, bool write, CompletionCallback cb)
     m.nPackets = bytes == 0 ? 1 : (bytes + m_mtu - 1) / m_mtu;
     m.bytes = bytes;
     m.write = write;
-    m.posted = Simulator::Now();
+    m.posted = RoceNow();
     m.cb = cb;
     ++m_stats.messagesPosted;
     if (m_state == ERROR)
     {
         ++m_stats.messagesFailed;
-        RoceCompletion c{m.id, bytes, m.posted, Simulator::Now(), false};
+        RoceCompletion c{m.id, bytes, m.posted, RoceNow(), false};
         if (Traces* t = m_traces.Get())
         {
             t->complete(c);
@@ -374,7 +375,7 @@ RoceQueuePair::HasOutstanding() const
 bool
 RoceQueuePair::IsStalled() const
 {
-    return m_state == RTS && m_sndMax > m_sndUna && m_rtoEvent.IsExpired();
+    return m_state == RTS && m_sndMax > m_sndUna && !m_rtoPending;
 }
 
 // ---------------------------------------------------------------------------
@@ -482,7 +483,7 @@ RoceQueuePair::BuildNextPacket()
         p->RemoveAtEnd(room);
     }
 
-    Time now = Simulator::Now();
+    Time now = RoceNow();
     uint32_t wire = RocePfcNetDevice::WireBytes(p->GetSize() + RoceFrame::ETH_BYTES);
     double rate = m_cc->GetRate();
     double lineRate = static_cast<double>(m_nic->GetBitRate());
@@ -513,7 +514,7 @@ RoceQueuePair::BuildNextPacket()
         }
     }
     m_cc->OnSend(payload, wire);
-    if (m_rtoEvent.IsExpired())
+    if (!m_rtoPending)
     {
         ArmRto();
     }
@@ -523,25 +524,28 @@ RoceQueuePair::BuildNextPacket()
 void
 RoceQueuePair::ArmRto()
 {
-    m_rtoDeadline = Simulator::Now().GetTimeStep() + m_rto;
-    if (m_rtoEvent.IsExpired())
+    m_rtoDeadline = RoceNow().GetTimeStep() + m_rto;
+    if (!m_rtoPending)
     {
         m_rtoEvent = RoceSchedule<&RoceQueuePair::RtoExpired>(TimeStep(m_rto), this);
+        m_rtoPending = true;
     }
 }
 
 void
 RoceQueuePair::RtoExpired()
 {
+    m_rtoPending = false;
     if (m_state != RTS || m_sndMax <= m_sndUna)
     {
         return; // nothing outstanding
     }
-    Time now = Simulator::Now();
+    Time now = RoceNow();
     if (now.GetTimeStep() < m_rtoDeadline)
     {
         // Progress was made since the timer was set: wait out the new deadline.
         m_rtoEvent = RoceSchedule<&RoceQueuePair::RtoExpired>(TimeStep(m_rtoDeadline) - now, this);
+        m_rtoPending = true;
         return;
     }
     ++m_stats.timeouts;
@@ -563,7 +567,7 @@ RoceQueuePair::RtoExpired()
 bool
 RoceQueuePair::ApplyRateRise()
 {
-    Time now = Simulator::Now();
+    Time now = RoceNow();
     if (m_nextSendTime <= now.GetTimeStep())
     {
         return false; // not waiting for its pacing time
@@ -592,7 +596,7 @@ RoceQueuePair::RateRaised()
 bool
 RoceQueuePair::IsIdle() const
 {
-    return !HasOutstanding() && m_nextSendTime <= Simulator::Now().GetTimeStep();
+    return !HasOutstanding() && m_nextSendTime <= RoceNow().GetTimeStep();
 }
 
 void
@@ -612,7 +616,7 @@ RoceQueuePair::GoBack(uint64_t seq)
 {
     m_rttValid = false; // Karn: no RTT samples across a retransmission
     m_sndNxt = seq;
-    m_nextSendTime = Simulator::Now().GetTimeStep();
+    m_nextSendTime = RoceNow().GetTimeStep();
     m_nic->NotifyQpReady(this);
 }
 
@@ -621,9 +625,10 @@ RoceQueuePair::EnterError()
 {
     m_state = ERROR;
     m_rtoEvent.Cancel();
+    m_rtoPending = false;
     std::cerr << "rocev2: QP " << m_qpn << " on node " << m_nic->GetNode()->GetId() << " to "
               << m_remoteAddress << " exhausted RetryCount=" << m_retryCount << " at PSN "
-              << RocePsn::ToWire(m_sndUna) << " (t=" << Simulator::Now().As(Time::US)
+              << RocePsn::ToWire(m_sndUna) << " (t=" << RoceNow().As(Time::US)
               << "); the QP is in the error state and its " << m_messages.size() - m_msgHead
               << " pending message(s) failed" << std::endl;
     if (Traces* t = m_traces.Get())
@@ -638,7 +643,7 @@ RoceQueuePair::EnterError()
     {
         const Message& m = failed[i];
         ++m_stats.messagesFailed;
-        RoceCompletion c{m.id, m.bytes, m.posted, Simulator::Now(), false};
+        RoceCompletion c{m.id, m.bytes, m.posted, RoceNow(), false};
         if (Traces* t = m_traces.Get())
         {
             t->complete(c);

@@ -436,8 +436,9 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     int64_t m_rttSent{0};        //!< when it was sent, time steps
     uint32_t m_lastWireBytes{0}; //!< bytes on the wire of the last data packet
     bool m_rttValid{false};      //!< a packet is being timed
-    bool m_nakSent{false};       //!< receiver (here to share the padding)
-    bool m_ceSinceAck{false};    //!< receiver (here to share the padding)
+    bool m_rtoPending{false}; //!< m_rtoEvent is scheduled, not cancelled (IsExpired costs a call)
+    bool m_nakSent{false};    //!< receiver (here to share the padding)
+    bool m_ceSinceAck{false}; //!< receiver (here to share the padding)
 
     // receiver
     uint64_t m_rcvNxt{0};

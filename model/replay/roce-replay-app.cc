@@ -8,6 +8,7 @@
 #include "ns3/log.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-ns3-compat.h"
+#include "ns3/roce-simulator-impl.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -109,7 +110,7 @@ RoceReplayApp::StartApplication()
     m_state.assign(n, WAITING);
     m_executed.assign(m_graph->GetNTypes(), 0);
     m_left = n;
-    m_start = m_finish = m_last = Simulator::Now();
+    m_start = m_finish = m_last = RoceNow();
     for (uint32_t i = 0; i < n; ++i)
     {
         m_depsLeft[i] = m_graph->GetNDeps(i);
@@ -220,7 +221,7 @@ RoceReplayApp::Complete(uint32_t i)
     m_state[i] = DONE;
     ++m_executed[m_graph->GetNode(i).type];
     ++m_executedAll;
-    m_finish = Simulator::Now();
+    m_finish = RoceNow();
     for (const uint32_t* d = m_graph->DependantsBegin(i); d != m_graph->DependantsEnd(i); ++d)
     {
         if (--m_depsLeft[*d] == 0)
@@ -238,7 +239,7 @@ RoceReplayApp::Complete(uint32_t i)
 void
 RoceReplayApp::Account()
 {
-    const Time now = Simulator::Now();
+    const Time now = RoceNow();
     const Time dt = now - m_last;
     if (dt.IsStrictlyPositive())
     {

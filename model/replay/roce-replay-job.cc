@@ -5,6 +5,7 @@
 
 #include "ns3/log.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-simulator-impl.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
@@ -357,7 +358,7 @@ RoceReplayJob::PostCollective(uint32_t r, uint32_t i)
     inst.node[m_groups[g].index[r]] = i;
     if (inst.ready++ == 0)
     {
-        inst.result.ready = Simulator::Now();
+        inst.result.ready = RoceNow();
     }
     if (inst.ready == m_groups[g].ranks.size())
     {
@@ -370,7 +371,7 @@ RoceReplayJob::StartInstance(uint32_t g, uint32_t seq)
 {
     Instance& inst = m_instances[g][seq];
     CollectiveResult& res = inst.result;
-    res.start = Simulator::Now();
+    res.start = RoceNow();
     inst.started = true;
     m_startOrder.emplace_back(g, seq);
     inst.coll = m_collectiveFactory.Create<RoceCollective>();
@@ -404,7 +405,7 @@ RoceReplayJob::CollectiveRankDone(uint32_t g, uint32_t seq, uint32_t member)
 void
 RoceReplayJob::CollectiveDone(uint32_t g, uint32_t seq)
 {
-    m_instances[g][seq].result.finish = Simulator::Now();
+    m_instances[g][seq].result.finish = RoceNow();
     // The collective is still on the stack: release it once this event is over.
     Simulator::ScheduleNow([this, g, seq]() {
         if (g < m_instances.size())

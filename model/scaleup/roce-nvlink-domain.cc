@@ -217,7 +217,7 @@ RoceNvlinkDomain::GetNActive() const
 long double
 RoceNvlinkDomain::NowSeconds() const
 {
-    return static_cast<long double>(Simulator::Now().GetTimeStep()) / m_ticksPerSecond;
+    return static_cast<long double>(RoceNow().GetTimeStep()) / m_ticksPerSecond;
 }
 
 Time
@@ -309,7 +309,7 @@ RoceNvlinkDomain::CatchUp()
     // A start or a rate change in the tick where a last byte leaves, before
     // that event ran: end those transfers first, at their exact time.
     // (m_eventPending is !m_event.IsExpired() without asking the simulator.)
-    const Time now = Simulator::Now();
+    const Time now = RoceNow();
     while (m_eventPending && CeilToTick(m_nextLastByte) <= now)
     {
         RoceCancel(m_event);
@@ -400,7 +400,7 @@ RoceNvlinkDomain::Reshare()
     }
     m_nextLastByte = m_fluidTime + first;
     const Time at = CeilToTick(m_nextLastByte);
-    const Time now = Simulator::Now();
+    const Time now = RoceNow();
     m_event = RoceSchedule<&RoceNvlinkDomain::LastByteLeft>(at > now ? at - now : Time(0), this);
     m_eventPending = true;
 }
@@ -412,7 +412,7 @@ RoceNvlinkDomain::LastByteLeft()
     Advance(m_nextLastByte);
     const Time delivery = CeilToTick(
         m_nextLastByte + static_cast<long double>(m_latency.GetTimeStep()) / m_ticksPerSecond);
-    const Time now = Simulator::Now();
+    const Time now = RoceNow();
     const Time wait = delivery > now ? delivery - now : Time(0);
     // Compact m_active in order, so that transfers ending together are
     // delivered in the order they were sent.

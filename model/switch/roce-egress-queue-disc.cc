@@ -12,6 +12,7 @@
 #include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-pint-digest.h"
 #include "ns3/roce-raw-header.h"
+#include "ns3/roce-simulator-impl.h"
 #include "ns3/roce-spec-list.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -479,7 +480,7 @@ RoceEgressQueueDisc::GetDropCounts() const
 void
 RoceEgressQueueDisc::UpdatePint(const Ptr<Packet>& p, bool stamp)
 {
-    const int64_t now = Simulator::Now().GetNanoSeconds();
+    const int64_t now = RoceNow().GetNanoSeconds();
     if (!m_pint)
     {
         ROCE_ERROR_IF(!m_pintRtt.IsStrictlyPositive(),

@@ -13,6 +13,7 @@
 #include "ns3/integer.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-simulator-impl.h"
 #include "ns3/simulator.h"
 
 #include <iterator>
@@ -271,7 +272,7 @@ RoceSwitch::SelectEgressBalanced(const RoceFrame& f, uint8_t priority)
     case LB_ADAPTIVE:
         return LeastLoaded(group, priority, h);
     case LB_FLOWLET: {
-        int64_t now = Simulator::Now().GetTimeStep();
+        int64_t now = RoceNow().GetTimeStep();
         RoceFlowletTable::Entry& e = m_flowlets.Find(h);
         if (!RoceFlowletTable::Continues(e, h, static_cast<uint32_t>(g), now, m_flowletGap))
         {

@@ -14,6 +14,7 @@
 #include "ns3/roce-hash.h"
 #include "ns3/roce-int-record.h"
 #include "ns3/roce-raw-header.h"
+#include "ns3/roce-simulator-impl.h"
 #include "ns3/simulator.h"
 
 #include <string>
@@ -153,7 +154,7 @@ RoceSwitchPort::StampInt(Ptr<Packet> p, uint8_t priority)
     r.rateMbps = static_cast<uint32_t>(GetDataRate().GetBitRate() / 1000000);
     r.queueBytes = m_qdisc->GetQueueBytes(priority);
     r.txBytes = GetTxBytes();
-    r.timestampNs = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    r.timestampNs = static_cast<uint64_t>(RoceNow().GetNanoSeconds());
     if (m_intMultiplier == 0)
     {
         m_intMultiplier = RoceIntRecord::GetUnitMultiplier();
@@ -240,7 +241,7 @@ RoceSwitchPort::NotifyPause(uint8_t priority)
         return;
     }
     bool backlogged = m_qdisc && m_qdisc->GetQueueBytes(priority) > 0;
-    m_watchdog->NotifyPause(priority, Simulator::Now(), backlogged);
+    m_watchdog->NotifyPause(priority, RoceNow(), backlogged);
     WatchdogArm();
 }
 
@@ -271,7 +272,7 @@ RoceSwitchPort::WatchdogArm()
     uint32_t node = GetNode() ? GetNode()->GetId() : 0;
     uint64_t key = ((uint64_t(node) << 32) | m_index) + 0x9E3779B97F4A7C15ULL; // Mix64(0) = 0
     auto phase = static_cast<int64_t>(RoceHash::Mix64(key) % static_cast<uint64_t>(period));
-    int64_t now = Simulator::Now().GetTimeStep();
+    int64_t now = RoceNow().GetTimeStep();
     int64_t sincePoint = ((now - phase) % period + period) % period;
     m_wdTimers->check =
         Simulator::Schedule(TimeStep(period - sincePoint), &RoceSwitchPort::WatchdogCheck, this);
@@ -285,7 +286,7 @@ RoceSwitchPort::WatchdogCheck()
         return; // switched off: recoveries under way still end on time
     }
     uint8_t fire =
-        m_watchdog->Check(Simulator::Now(), GetPausedMask(), m_qdisc->GetBackloggedMask());
+        m_watchdog->Check(RoceNow(), GetPausedMask(), m_qdisc->GetBackloggedMask());
     for (uint8_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
     {
         if (fire & (1u << p))
@@ -334,7 +335,7 @@ RoceSwitchPort::WatchdogRestore(uint8_t priority)
     m_wdIgnoreMask &= static_cast<uint8_t>(~bit);
     m_wdDropMask &= static_cast<uint8_t>(~bit);
     bool paused = IsPaused(priority);
-    m_watchdog->Restore(priority, Simulator::Now(), paused, m_qdisc->GetQueueBytes(priority) > 0);
+    m_watchdog->Restore(priority, RoceNow(), paused, m_qdisc->GetQueueBytes(priority) > 0);
     NS_LOG_INFO("PFC watchdog: node " << (GetNode() ? GetNode()->GetId() : 0) << " port " << m_index
                                       << " priority " << +priority << " restored"
                                       << (paused ? " (still paused)" : ""));

@@ -44,7 +44,7 @@ namespace ns3
  * Select it with `--SchedulerType=ns3::RoceHeapScheduler`; the examples
  * and the Python package do unless the user names another.
  */
-class RoceHeapScheduler : public Scheduler
+class RoceHeapScheduler final : public Scheduler
 {
   public:
     /** \return the TypeId */

@@ -4,6 +4,8 @@
 #ifndef ROCE_POOLED_EVENT_H
 #define ROCE_POOLED_EVENT_H
 
+#include "roce-simulator-impl.h"
+
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
 #include "ns3/nstime.h"
@@ -171,9 +173,14 @@ template <auto F, typename T, typename... Us>
 EventId
 RoceSchedule(const Time& delay, T* obj, Us&&... args)
 {
-    // Simulator::Schedule takes the simulator's own reference (GetPointer),
-    // so the Ptr adopts the object's first one and drops it on return.
+    // The event's first reference becomes the simulator's: ScheduleOwned
+    // keeps it; Simulator::Schedule takes its own (GetPointer), and the Ptr
+    // adopts the first one and drops it on return.
     auto* ev = new RoceMemberEvent<F, T, std::decay_t<Us>...>(obj, std::forward<Us>(args)...);
+    if (RoceSimulatorImpl* s = RoceSimulatorImpl::Running())
+    {
+        return s->ScheduleOwned(delay, ev);
+    }
     return Simulator::Schedule(delay, Ptr<EventImpl>(ev, false));
 }
 
@@ -189,10 +196,13 @@ template <auto F, typename T, typename... Us>
 void
 RoceScheduleWithContext(uint32_t context, const Time& delay, T* obj, Us&&... args)
 {
-    Simulator::ScheduleWithContext(
-        context,
-        delay,
-        new RoceMemberEvent<F, T, std::decay_t<Us>...>(obj, std::forward<Us>(args)...));
+    auto* ev = new RoceMemberEvent<F, T, std::decay_t<Us>...>(obj, std::forward<Us>(args)...);
+    if (RoceSimulatorImpl* s = RoceSimulatorImpl::Running())
+    {
+        s->ScheduleWithContextOwned(context, delay, ev);
+        return;
+    }
+    Simulator::ScheduleWithContext(context, delay, ev);
 }
 
 /**

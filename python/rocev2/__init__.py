@@ -36,8 +36,9 @@ __all__ = [
 # The last scenario's objects are freed before the interpreter goes.
 atexit.register(_native.destroy)
 
-# As the C++ examples: the module's RoceHeapScheduler (the same results as
-# ns-3's schedulers, fewer instructions and a cheap Simulator::Remove).
+# As the C++ examples: the module's RoceHeapScheduler and RoceSimulatorImpl
+# (the same results as ns-3's, fewer instructions and a cheap
+# Simulator::Remove), unless NS_GLOBAL_VALUE names others.
 _native.use_fast_scheduler()
 
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40,
