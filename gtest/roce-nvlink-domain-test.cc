@@ -104,3 +104,31 @@ TEST(NvlinkDomain, CookieComesBackOncePerTransfer)
     EXPECT_EQ(at.at(1003), MicroSeconds(4));
     Simulator::Destroy();
 }
+
+// A copy that starts without moving the next last byte (it shares no port
+// with the copy that ends first, and ends later) leaves the pending
+// last-byte event in place: nothing is cancelled and rescheduled, and the
+// event keeps its place among the events of its tick (doc/rocev2.rst,
+// "NVLink / NVSwitch scale-up domain").
+TEST(NvlinkDomain, ACopyThatLeavesTheNextLastByteKeepsItsEvent)
+{
+    Simulator::Destroy();
+    Ptr<RoceNvlinkDomain> d = CreateObject<RoceNvlinkDomain>();
+    std::map<uint64_t, Time> delivered;
+    Callback<void, uint64_t> done(
+        [&delivered](uint64_t cookie) { delivered.emplace(cookie, Simulator::Now()); });
+    // 450 kB from GPU 0 to 1 at 450 GB/s: its last byte leaves at 1 us.
+    d->SendWithCookie(0, 1, 450000, done, 1);
+    // At 0.5 us, 900 kB from GPU 2 to 3 on ports of their own: 2 us, so its
+    // last byte leaves at 2.5 us, after the first copy's.
+    Simulator::Schedule(NanoSeconds(500), [&]() { d->SendWithCookie(2, 3, 900000, done, 2); });
+    Simulator::Run();
+    // Delivery adds the 1 us Latency.
+    EXPECT_EQ(delivered.at(1), MicroSeconds(2));
+    EXPECT_EQ(delivered.at(2), NanoSeconds(3500));
+    // The start at 0.5 us, two last bytes, two deliveries. A cancelled and
+    // rescheduled last-byte event would still be counted when its time came
+    // (ns-3 counts cancelled events): 6.
+    EXPECT_EQ(Simulator::GetEventCount(), 5u);
+    Simulator::Destroy();
+}

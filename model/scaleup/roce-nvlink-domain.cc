@@ -320,10 +320,10 @@ RoceNvlinkDomain::CatchUp()
 void
 RoceNvlinkDomain::Reshare()
 {
-    RoceCancel(m_event);
-    m_eventPending = false;
     if (m_active.empty())
     {
+        RoceCancel(m_event);
+        m_eventPending = false;
         return;
     }
     // Water-filling: every port p (egress of GPU g is g, ingress is G + g)
@@ -399,9 +399,19 @@ RoceNvlinkDomain::Reshare()
         }
     }
     m_nextLastByte = m_fluidTime + first;
-    const Time at = CeilToTick(m_nextLastByte);
     const Time now = RoceNow();
-    m_event = RoceSchedule<&RoceNvlinkDomain::LastByteLeft>(at > now ? at - now : Time(0), this);
+    const Time at = std::max(CeilToTick(m_nextLastByte), now);
+    if (m_eventPending && at.GetTimeStep() == m_eventAt)
+    {
+        // The next last byte leaves in the same tick as before: the pending
+        // event stays, in its place among that tick's events (doc/rocev2.rst,
+        // "Scale-up domain": the order of same-tick events). It reads the
+        // transfer and time when it runs.
+        return;
+    }
+    RoceCancel(m_event);
+    m_event = RoceSchedule<&RoceNvlinkDomain::LastByteLeft>(at - now, this);
+    m_eventAt = at.GetTimeStep();
     m_eventPending = true;
 }
 

@@ -237,6 +237,7 @@ class RoceNvlinkDomain : public Object
     long double m_nextLastByte;      //!< exact time of the pending event (s)
     uint64_t m_nextLastByteId;       //!< the transfer that ends then
     EventId m_event;                 //!< the pending last-byte event
+    int64_t m_eventAt{0};            //!< m_event's time step
     bool m_eventPending{false};      //!< m_event has neither run nor been cancelled
     uint32_t m_context;              //!< the server's node id, or Simulator::NO_CONTEXT
     long double m_ticksPerSecond;    //!< Seconds(1) in time steps (fixed before any Time exists)
