@@ -285,8 +285,7 @@ RoceSwitchPort::WatchdogCheck()
     {
         return; // switched off: recoveries under way still end on time
     }
-    uint8_t fire =
-        m_watchdog->Check(RoceNow(), GetPausedMask(), m_qdisc->GetBackloggedMask());
+    uint8_t fire = m_watchdog->Check(RoceNow(), GetPausedMask(), m_qdisc->GetBackloggedMask());
     for (uint8_t p = 0; p < ROCE_NUM_PRIORITIES; ++p)
     {
         if (fire & (1u << p))

@@ -156,7 +156,16 @@ RoceSimulatorImpl::Run()
         m_currentTs = next.key.m_ts;
         m_currentContext = next.key.m_context;
         m_currentUid = next.key.m_uid;
-        next.impl->Invoke();
+        try
+        {
+            next.impl->Invoke();
+        }
+        catch (...)
+        {
+            // An event that throws (RoceError from Python) is still freed.
+            next.impl->Unref();
+            throw;
+        }
         next.impl->Unref();
         ProcessEventsWithContext();
     }
