@@ -132,15 +132,15 @@ RoceSimulatorImpl::Run()
     // The module's direct calls reach this simulator while it runs; the
     // guard restores the pointer however Run() is left (an event may throw
     // through it, as RoceError does from Python).
-    struct Running
+    struct RunningGuard
     {
         RoceSimulatorImpl* outer;
 
-        ~Running()
+        ~RunningGuard()
         {
             s_running = outer;
         }
-    } running{s_running};
+    } guard{s_running};
 
     s_running = this;
 
