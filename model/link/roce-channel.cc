@@ -45,31 +45,29 @@ RoceChannel::Attach(Ptr<RocePfcNetDevice> device)
 }
 
 void
-RoceChannel::Transmit(Ptr<Packet> p, const RocePfcNetDevice* src, Time txTime)
+RoceChannel::Transmit(RoceFramePtr p, const RocePfcNetDevice* src, Time txTime)
 {
     if (m_nDevices < 2)
     {
-        TransmitElsewhere(p, src, txTime);
+        TransmitElsewhere(*p, src, txTime);
         return;
     }
     RocePfcNetDevice* dst =
         (m_devices[0] == src) ? PeekPointer(m_devices[1]) : PeekPointer(m_devices[0]);
-    RoceScheduleWithContext<&RocePfcNetDevice::Receive>(dst->GetNodeId(),
-                                                        txTime + m_delay,
-                                                        dst,
-                                                        std::move(p));
+    RoceScheduleWithContext<&RocePfcNetDevice::Arrive>(dst->GetNodeId(),
+                                                       txTime + m_delay,
+                                                       dst,
+                                                       std::move(p));
 }
 
 void
-RoceChannel::TransmitElsewhere(const Ptr<Packet>& p,
-                               const RocePfcNetDevice* src,
-                               const Time& txTime)
+RoceChannel::TransmitElsewhere(RoceWireFrame& p, const RocePfcNetDevice* src, const Time& txTime)
 {
     // An unconnected end: the frame leaves into nothing; on a cut link the
     // local end's frames go to the peer's rank.
     if (m_cut && (src == PeekPointer(m_devices[0]) || m_bothEnds))
     {
-        m_remoteSend(p, txTime, src);
+        m_remoteSend(p.GetPacket(), txTime, src);
     }
 }
 

@@ -8,6 +8,7 @@
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
+#include "ns3/roce-wire-frame.h"
 
 #include <array>
 
@@ -57,7 +58,7 @@ class RoceChannel : public Channel
      * \param src the sending device
      * \param txTime the serialization time of the frame
      */
-    void Transmit(Ptr<Packet> p, const RocePfcNetDevice* src, Time txTime);
+    void Transmit(RoceFramePtr p, const RocePfcNetDevice* src, Time txTime);
 
     /** \return the propagation delay */
     Time GetDelay() const;
@@ -113,7 +114,7 @@ class RoceChannel : public Channel
      * the cut link's callback. Out of line, off the forwarding path.
      * \param p the frame \param src the sending device \param txTime its serialization time
      */
-    [[gnu::noinline]] void TransmitElsewhere(const Ptr<Packet>& p,
+    [[gnu::noinline]] void TransmitElsewhere(RoceWireFrame& p,
                                              const RocePfcNetDevice* src,
                                              const Time& txTime);
 

@@ -25,12 +25,26 @@ const Mac48Address g_pfcDestination("01:80:c2:00:00:01");
 } // namespace
 
 void
-RocePfcNetDevice::ReceivePfc(Ptr<Packet> p)
+RocePfcNetDevice::ReceivePfc(RoceWireFrame& p)
 {
+    // The headers are read from a copy of the frame's bytes: the frame
+    // itself, and its Packet if a trace made one, stay as they arrived.
     EthernetHeader eth(false);
-    p->RemoveHeader(eth);
     RocePfcHeader pfc;
-    p->RemoveHeader(pfc);
+    const uint32_t need = eth.GetSerializedSize() + pfc.GetSerializedSize();
+    uint8_t bytes[64];
+    static_assert(sizeof(bytes) >= 14 + 46, "an Ethernet header and a PFC frame's payload");
+    if (p.CopyData(bytes, need) < need)
+    {
+        DropFrame(p, DROP_MALFORMED_PFC);
+        return;
+    }
+    Buffer b;
+    b.AddAtStart(need);
+    b.Begin().Write(bytes, need);
+    Buffer::Iterator it = b.Begin();
+    it.Next(eth.Deserialize(it));
+    pfc.Deserialize(it);
     if (pfc.GetOpcode() != RocePfcHeader::OPCODE)
     {
         DropFrame(p, DROP_UNKNOWN_PROTOCOL);
@@ -173,7 +187,7 @@ RocePfcNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
     eth.SetLengthType(RocePfcHeader::ETHERTYPE);
     p->AddHeader(eth);
     m_pfcTxTrace(priority, quanta);
-    EnqueueControl(p);
+    EnqueueControl(RoceWireFrame::CopyOf(p));
 }
 
 RocePfcNetDevice::PfcStats

@@ -252,9 +252,9 @@ RocePfcNetDevice::PriorityToDscp(uint8_t priority) const
 // Transmit path
 
 void
-RocePfcNetDevice::EnqueueControl(Ptr<Packet> p)
+RocePfcNetDevice::EnqueueControl(RoceFramePtr p)
 {
-    m_controlQueue.push_back(p);
+    m_controlQueue.push_back(std::move(p));
     TryTransmit();
 }
 
@@ -300,7 +300,7 @@ RocePfcNetDevice::TransmitNext()
         FlushWhileDown();
         return;
     }
-    Ptr<Packet> p;
+    RoceFramePtr p;
     if (!m_controlQueue.empty())
     {
         p = m_controlQueue.take_front();
@@ -311,12 +311,12 @@ RocePfcNetDevice::TransmitNext()
     }
     if (p)
     {
-        StartTransmit(p);
+        StartTransmit(std::move(p));
     }
 }
 
 void
-RocePfcNetDevice::StartTransmit(Ptr<Packet> p)
+RocePfcNetDevice::StartTransmit(RoceFramePtr p)
 {
     uint32_t size = p->GetSize();
     // Exact serialization time in ps, carried across frames so that the mean
@@ -331,17 +331,17 @@ RocePfcNetDevice::StartTransmit(Ptr<Packet> p)
     // Per-frame traces: only a connected one costs a call.
     if (!m_macTxTrace.IsEmpty())
     {
-        m_macTxTrace(p);
+        m_macTxTrace(p->GetPacket());
     }
     if (!m_snifferTrace.IsEmpty())
     {
-        m_snifferTrace(p);
+        m_snifferTrace(p->GetPacket());
     }
     if (!m_promiscSnifferTrace.IsEmpty())
     {
-        m_promiscSnifferTrace(p);
+        m_promiscSnifferTrace(p->GetPacket());
     }
-    m_channel->Transmit(p, this, txTime);
+    m_channel->Transmit(std::move(p), this, txTime);
     // The transmit-complete event only if something waits to follow; a frame
     // that becomes ready later finds the wire free, or sets the wake-up.
     if (HasWaiting())
@@ -405,14 +405,14 @@ RocePfcNetDevice::FlushWhileDown()
 {
     while (!m_controlQueue.empty())
     {
-        Ptr<Packet> p = m_controlQueue.take_front();
-        DropFrame(p, DROP_LINK_DOWN);
+        RoceFramePtr p = m_controlQueue.take_front();
+        DropFrame(*p, DROP_LINK_DOWN);
     }
     if (DropsWhenLinkDown())
     {
-        while (Ptr<Packet> p = DequeueData(0))
+        while (RoceFramePtr p = DequeueData(0))
         {
-            DropFrame(p, DROP_LINK_DOWN);
+            DropFrame(*p, DROP_LINK_DOWN);
         }
     }
 }
@@ -448,38 +448,44 @@ RocePfcNetDevice::GetReceiveErrorModel() const
 void
 RocePfcNetDevice::Receive(Ptr<Packet> p)
 {
+    Arrive(RoceWireFrame::FromPacket(std::move(p)));
+}
+
+void
+RocePfcNetDevice::Arrive(RoceFramePtr p)
+{
     if (m_rxCheck)
     {
         if (!m_linkUp)
         {
-            DropFrame(p, DROP_LINK_DOWN);
+            DropFrame(*p, DROP_LINK_DOWN);
             return;
         }
-        if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(p))
+        if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(p->GetPacket()))
         {
-            DropFrame(p, DROP_RX_ERROR);
+            DropFrame(*p, DROP_RX_ERROR);
             return;
         }
     }
     if (!m_snifferTrace.IsEmpty())
     {
-        m_snifferTrace(p);
+        m_snifferTrace(p->GetPacket());
     }
     if (!m_promiscSnifferTrace.IsEmpty())
     {
-        m_promiscSnifferTrace(p);
+        m_promiscSnifferTrace(p->GetPacket());
     }
     RoceFrame frame = RoceFrame::Parse(*p);
     if (frame.etherType == RocePfcHeader::ETHERTYPE)
     {
-        ReceivePfc(p);
+        ReceivePfc(*p);
         return;
     }
     if (!m_macRxTrace.IsEmpty())
     {
-        m_macRxTrace(p);
+        m_macRxTrace(p->GetPacket());
     }
-    ReceiveFrame(p, frame);
+    ReceiveFrame(std::move(p), frame);
 }
 
 uint64_t
@@ -514,6 +520,17 @@ RocePfcNetDevice::DropFrame(Ptr<const Packet> p, const char* reason)
     m_dropTrace(p, reason);
 }
 
+void
+RocePfcNetDevice::DropFrame(RoceWireFrame& p, const char* reason)
+{
+    ++m_drops;
+    m_dropCounts.Add(reason);
+    if (!m_dropTrace.IsEmpty())
+    {
+        m_dropTrace(p.GetPacket(), reason);
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Upper layers
 
@@ -535,13 +552,14 @@ RocePfcNetDevice::GetPeerMac() const
 }
 
 bool
-RocePfcNetDevice::DeliverUp(Ptr<Packet> p)
+RocePfcNetDevice::DeliverUp(RoceFramePtr f)
 {
     if (m_rxCallback.IsNull())
     {
-        DropFrame(p, DROP_UNKNOWN_PROTOCOL);
+        DropFrame(*f, DROP_UNKNOWN_PROTOCOL);
         return false;
     }
+    Ptr<Packet> p = f->GetPacket();
     EthernetHeader eth(false);
     p->RemoveHeader(eth);
     if (!m_promiscRxCallback.IsNull())

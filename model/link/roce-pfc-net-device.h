@@ -70,10 +70,17 @@ class RocePfcNetDevice : public NetDevice
     void Attach(Ptr<RoceChannel> channel);
 
     /**
-     * \brief Called by the channel when a frame has fully arrived.
-     * \param p the frame
+     * \brief Receive a frame given as a Packet, as if it had fully arrived
+     * from the link (a frame from another MPI rank, or a test's).
+     * \param p the frame, Ethernet header first
      */
     void Receive(Ptr<Packet> p);
+
+    /**
+     * \brief Called by the channel when a frame has fully arrived.
+     * \param f the frame
+     */
+    void Arrive(RoceFramePtr f);
 
     /** \return the line rate */
     DataRate GetDataRate() const;
@@ -227,6 +234,8 @@ class RocePfcNetDevice : public NetDevice
     static constexpr const char* DROP_LINK_DOWN = "link-down"; //!< the link is down
     static constexpr const char* DROP_UNKNOWN_PROTOCOL =
         "unknown-protocol"; //!< nobody to deliver to
+    static constexpr const char* DROP_MALFORMED_PFC =
+        "malformed-pfc"; //!< a PFC frame shorter than its header
 
     // NetDevice
     void SetIfIndex(const uint32_t index) override;
@@ -279,14 +288,14 @@ class RocePfcNetDevice : public NetDevice
      * \param pausedMask bit p set if priority p is paused by the peer
      * \return the frame (with its Ethernet header) or nullptr if none is ready
      */
-    virtual Ptr<Packet> DequeueData(uint8_t pausedMask) = 0;
+    virtual RoceFramePtr DequeueData(uint8_t pausedMask) = 0;
 
     /**
      * \brief Consume a received frame that is not a PFC frame.
      * \param p the frame, Ethernet header included
      * \param frame its parsed fields
      */
-    virtual void ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame) = 0;
+    virtual void ReceiveFrame(RoceFramePtr p, const RoceFrame& frame) = 0;
 
     /**
      * \brief Told when the peer resumes a priority. The default does nothing.
@@ -333,14 +342,14 @@ class RocePfcNetDevice : public NetDevice
      * ignores pauses (PFC frames, and frames a subclass must not hold back).
      * \param p the frame with its Ethernet header
      */
-    void EnqueueControl(Ptr<Packet> p);
+    void EnqueueControl(RoceFramePtr p);
 
     /**
      * \brief Deliver a non-RoCE frame to the protocol stack above, if any.
      * \param p the frame with its Ethernet header
      * \return true if delivered
      */
-    bool DeliverUp(Ptr<Packet> p);
+    bool DeliverUp(RoceFramePtr p);
 
     /**
      * \brief Drop a frame: count it and fire the Drop trace.
@@ -348,6 +357,14 @@ class RocePfcNetDevice : public NetDevice
      * \param reason why
      */
     void DropFrame(Ptr<const Packet> p, const char* reason);
+
+    /**
+     * \brief Drop a frame: count it and fire the Drop trace (which, if
+     * connected, makes the frame's Packet).
+     * \param p the frame
+     * \param reason why
+     */
+    void DropFrame(RoceWireFrame& p, const char* reason);
 
     /**
      * \brief Add an Ethernet II header addressed to the link peer.
@@ -372,13 +389,13 @@ class RocePfcNetDevice : public NetDevice
     /** \brief Forget the pauses received from the peer (the link went down). */
     void ClearPeerPauses();
     /** \brief Put a frame on the wire. \param p the frame */
-    void StartTransmit(Ptr<Packet> p);
+    void StartTransmit(RoceFramePtr p);
     /** \brief The wire is free again and something was waiting for it. */
     void TransmitComplete();
     /** \return true if a frame waits to go (control, or data not paused) */
     bool HasWaiting() const;
     /** \brief Handle a received PFC frame. \param p the frame */
-    void ReceivePfc(Ptr<Packet> p);
+    void ReceivePfc(RoceWireFrame& p);
     /** \brief A pause from the peer ran out. \param priority the priority */
     void PauseExpired(uint8_t priority);
     /** \brief Send one PFC frame. \param priority the priority \param quanta pause quanta */
@@ -416,7 +433,7 @@ class RocePfcNetDevice : public NetDevice
     EventId m_txEvent;       //!< transmit-complete event or wake-up at m_txEnd
     bool m_txPending{false}; //!< m_txEvent is scheduled and has not run
     uint64_t m_txCarryPs{0}; //!< sub-resolution remainder of serialization times
-    RoceFifo<Ptr<Packet>> m_controlQueue;
+    RoceFifo<RoceFramePtr> m_controlQueue;
 
     uint8_t m_pausedMask{0};
     std::array<EventId, ROCE_NUM_PRIORITIES> m_pauseExpiry;

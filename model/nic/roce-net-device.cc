@@ -486,9 +486,9 @@ RoceNetDevice::GetCnpPriority() const
 }
 
 void
-RoceNetDevice::SendControl(Ptr<Packet> p, uint8_t priority)
+RoceNetDevice::SendControl(RoceFramePtr p, uint8_t priority)
 {
-    m_control[priority].push_back(p);
+    m_control[priority].push_back(std::move(p));
     TryTransmit();
 }
 
@@ -503,10 +503,10 @@ RoceNetDevice::SendCnp(RoceQueuePair* qp)
     bth.SetBecn(true);
     p->AddHeader(bth);
     AddRoceHeaders(p, qp->GetRemoteAddress(), qp->GetSourcePort(), m_cnpPriority, false);
-    SendControl(p, m_cnpPriority);
+    SendControl(RoceWireFrame::CopyOf(p), m_cnpPriority);
 }
 
-Ptr<Packet>
+RoceFramePtr
 RoceNetDevice::DequeueData(uint8_t pausedMask)
 {
     Time now = RoceNow();
@@ -526,7 +526,7 @@ RoceNetDevice::DequeueData(uint8_t pausedMask)
         {
             continue;
         }
-        if (Ptr<Packet> p = m_scheduler.Dequeue(static_cast<uint8_t>(prio), now))
+        if (RoceFramePtr p = m_scheduler.Dequeue(static_cast<uint8_t>(prio), now))
         {
             return p;
         }
@@ -564,26 +564,26 @@ RoceNetDevice::Wake()
 // Receive
 
 void
-RoceNetDevice::ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame)
+RoceNetDevice::ReceiveFrame(RoceFramePtr p, const RoceFrame& frame)
 {
     if (!frame.isRoce)
     {
-        DeliverUp(p);
+        DeliverUp(std::move(p));
         return;
     }
     if (m_rxDrainRate.GetBitRate() == 0 && m_rxBuffer.empty())
     {
-        ProcessRoce(p, frame);
+        ProcessRoce(std::move(p), frame);
         return;
     }
     uint32_t size = p->GetSize();
     if (m_rxBytes + size > m_rxBufferSize.GetValue())
     {
-        DropFrame(p, DROP_RX_BUFFER_FULL);
+        DropFrame(*p, DROP_RX_BUFFER_FULL);
         return;
     }
     uint8_t prio = DscpToPriority(frame.dscp);
-    m_rxBuffer.push_back(RxItem{p, frame, prio});
+    m_rxBuffer.push_back(RxItem{std::move(p), frame, prio});
     m_rxBytes += size;
     m_rxPriorityBytes[prio] += size;
     if (m_rxPriorityBytes[prio] >= m_rxXoff.GetValue())
@@ -619,7 +619,7 @@ RoceNetDevice::DrainDone()
     {
         SetXoff(head.priority, false);
     }
-    ProcessRoce(head.packet, head.frame);
+    ProcessRoce(std::move(head.packet), head.frame);
     if (!m_rxBuffer.empty())
     {
         StartDrain();
@@ -662,7 +662,7 @@ BthOf(const RoceFrame& f)
 } // namespace
 
 void
-RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
+RoceNetDevice::ProcessRoce(RoceFramePtr p, const RoceFrame& f)
 {
     // The frame was parsed when it arrived (RoceFrame::Parse): its BTH and
     // AETH come from there, its telemetry is peeked at, and the frame
@@ -671,7 +671,7 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
     Ptr<RoceQueuePair> qp = GetQp(f.destQp);
     if (!qp)
     {
-        DropFrame(p, DROP_UNKNOWN_QP);
+        DropFrame(*p, DROP_UNKNOWN_QP);
         return;
     }
     uint8_t op = f.opcode;
@@ -685,7 +685,7 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
     {
         if (!f.hasAeth || size < RoceFrame::PARSE_BYTES + tail)
         {
-            DropFrame(p, DROP_MALFORMED);
+            DropFrame(*p, DROP_MALFORMED);
             return;
         }
         const int32_t pint = ReadTelemetry(*p, hops, f.pintRequest);
@@ -707,7 +707,7 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
         }
         if (size < need)
         {
-            DropFrame(p, DROP_MALFORMED);
+            DropFrame(*p, DROP_MALFORMED);
             return;
         }
         const int32_t pint = ReadTelemetry(*p, hops, f.pintRequest);
@@ -715,7 +715,7 @@ RoceNetDevice::ProcessRoce(Ptr<Packet> p, const RoceFrame& f)
     }
     else
     {
-        DropFrame(p, DROP_UNSUPPORTED_OPCODE);
+        DropFrame(*p, DROP_UNSUPPORTED_OPCODE);
     }
 }
 
@@ -725,7 +725,7 @@ static_assert(RoceRawTrailer::MAX_SIZE >= RocePintDigest::SIZE +
               "a frame's whole telemetry tail fits one RoceRawTrailer");
 
 int32_t
-RoceNetDevice::ReadTelemetry(Packet& p, uint32_t hops, bool pint)
+RoceNetDevice::ReadTelemetry(RoceWireFrame& p, uint32_t hops, bool pint)
 {
     m_intScratch.resize(hops);
     if (!hops && !pint)
@@ -733,14 +733,14 @@ RoceNetDevice::ReadTelemetry(Packet& p, uint32_t hops, bool pint)
         return -1;
     }
     const uint32_t digest = pint ? RocePintDigest::SIZE : 0;
-    RoceRawTrailer tail;
-    tail.SetSize(digest + hops * RoceIntRecord::SIZE + RoceIcrcTrailer::SIZE);
-    p.PeekTrailer(tail);
+    RoceRawTrailer scratch;
+    const uint8_t* tail =
+        p.PeekTail(digest + hops * RoceIntRecord::SIZE + RoceIcrcTrailer::SIZE, scratch);
     if (hops && m_intMultiplier == 0)
     {
         m_intMultiplier = RoceIntRecord::GetUnitMultiplier();
     }
-    const uint8_t* records = tail.GetBytes() + digest;
+    const uint8_t* records = tail + digest;
     for (uint32_t i = 0; i < hops; ++i)
     {
         RoceIntRecord& r = m_intScratch[i];
@@ -748,7 +748,7 @@ RoceNetDevice::ReadTelemetry(Packet& p, uint32_t hops, bool pint)
         r.Read(records + i * RoceIntRecord::SIZE);
         r.hop = static_cast<uint8_t>(i);
     }
-    return pint ? RocePintDigest::Read(tail.GetBytes()) : -1;
+    return pint ? RocePintDigest::Read(tail) : -1;
 }
 
 bool

@@ -270,7 +270,7 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
      * \param p the frame
      * \param priority its priority
      */
-    void SendControl(Ptr<Packet> p, uint8_t priority);
+    void SendControl(RoceFramePtr p, uint8_t priority);
 
     /**
      * \brief Send a CNP to the sender of a QP's data.
@@ -286,14 +286,14 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
   protected:
     void DoDispose() override;
     void DoInitialize() override;
-    Ptr<Packet> DequeueData(uint8_t pausedMask) override;
-    void ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame) override;
+    RoceFramePtr DequeueData(uint8_t pausedMask) override;
+    void ReceiveFrame(RoceFramePtr p, const RoceFrame& frame) override;
     /** \return true: a RoceNetDevice is always a NIC end */
     bool IsNicEndpoint() const override;
 
   private:
     /** \brief Parse a RoCE frame and hand it to its QP. \param p the frame \param f its fields */
-    void ProcessRoce(Ptr<Packet> p, const RoceFrame& f);
+    void ProcessRoce(RoceFramePtr p, const RoceFrame& f);
     /**
      * \brief Read a frame's telemetry tail, [PINT digest][INT records][ICRC],
      * in one peek: the records go into m_intScratch (in hop order), the
@@ -303,7 +303,7 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
      * \param pint whether it carries a PINT digest
      * \return the digest's exponent, -1 without one
      */
-    int32_t ReadTelemetry(Packet& p, uint32_t hops, bool pint);
+    int32_t ReadTelemetry(RoceWireFrame& p, uint32_t hops, bool pint);
     /** \brief Start draining the head of the receive buffer. */
     void StartDrain();
     /** \brief The head of the receive buffer has been drained. */
@@ -316,7 +316,7 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
     /** A frame waiting in the receive buffer. */
     struct RxItem
     {
-        Ptr<Packet> packet;  //!< the frame
+        RoceFramePtr packet; //!< the frame
         RoceFrame frame;     //!< its fields
         uint8_t priority{0}; //!< its priority
     };
@@ -336,7 +336,7 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
     std::vector<Ptr<RoceQueuePair>> m_qps; //!< by slot (QP number - FIRST_QPN)
     uint32_t m_reservedQpns{0};            //!< ReserveQpn numbers (a NIC of another rank)
     RoceNicScheduler m_scheduler;          //!< which QP sends next
-    std::array<RoceFifo<Ptr<Packet>>, ROCE_NUM_PRIORITIES> m_control;
+    std::array<RoceFifo<RoceFramePtr>, ROCE_NUM_PRIORITIES> m_control;
     EventId m_wakeEvent;
     Time m_wakeTime;
     uint8_t m_wakePausedMask{0}; //!< paused priorities when m_wakeTime was chosen

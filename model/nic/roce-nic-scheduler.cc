@@ -133,7 +133,7 @@ RoceNicScheduler::Notify(uint32_t slot, uint8_t priority, Time now)
     }
 }
 
-Ptr<Packet>
+RoceFramePtr
 RoceNicScheduler::Dequeue(uint8_t priority, Time now)
 {
     Queue& q = m_queues[priority];
@@ -166,7 +166,7 @@ RoceNicScheduler::Dequeue(uint8_t priority, Time now)
             Wait(q, slot, t);
             continue;
         }
-        Ptr<Packet> p = s.qp->BuildNextPacket();
+        RoceFramePtr p = s.qp->BuildNextPacket();
         q.ring.Push(slot); // one packet per turn; checked again at its next turn
         return p;
     }

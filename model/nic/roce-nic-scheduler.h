@@ -15,7 +15,6 @@
 namespace ns3
 {
 
-class Packet;
 class RoceQueuePair;
 
 /**
@@ -81,7 +80,7 @@ class RoceNicScheduler
      * \param now the current time
      * \return the packet, or nullptr if no QP of that priority may send now
      */
-    Ptr<Packet> Dequeue(uint8_t priority, Time now);
+    RoceFramePtr Dequeue(uint8_t priority, Time now);
 
     /**
      * \param pausedMask bit p set: priority p is paused and does not count

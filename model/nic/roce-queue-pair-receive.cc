@@ -302,34 +302,27 @@ RoceQueuePair::SendAck(bool nak, uint64_t psnSeq)
     h.SetAeth(aeth.GetSyndrome(), m_rcvMsn);
     m_ceSinceAck = false;
     m_unackedPackets = 0;
-    Ptr<Packet> p;
+    // A compact frame: the headers, then the echoed digest or records and
+    // the ICRC (zero).
+    uint8_t b[RoceRawTrailer::MAX_SIZE] = {};
+    uint32_t n = 0;
     if (m_pintEcho >= 0)
     {
-        // The digest and the ICRC (zero).
-        uint8_t b[RocePintDigest::SIZE + RoceIcrcTrailer::SIZE] = {};
         RocePintDigest::Write(b, static_cast<uint16_t>(m_pintEcho));
         m_pintEcho = -1;
-        p = Create<Packet>(b, sizeof(b));
-    }
-    else if (m_intEcho.empty())
-    {
-        p = Create<Packet>(RoceIcrcTrailer::SIZE); // the ICRC (zero)
+        n = RocePintDigest::SIZE;
     }
     else
     {
-        // The records and the ICRC (zero) as the payload's bytes, in one buffer.
-        uint8_t b[RoceRawTrailer::MAX_SIZE] = {};
-        uint32_t n = 0;
         for (const auto& r : m_intEcho)
         {
             r.Write(b + n);
             n += RoceIntRecord::SIZE;
         }
         m_intEcho.clear();
-        p = Create<Packet>(b, n + RoceIcrcTrailer::SIZE);
     }
-    p->AddHeader(h);
-    m_nic->SendControl(p, m_nic->GetAckPriority(m_priority));
+    m_nic->SendControl(RoceWireFrame::Make(h, 0, b, n + RoceIcrcTrailer::SIZE),
+                       m_nic->GetAckPriority(m_priority));
 }
 
 RoceQueuePair::HeaderTemplates&

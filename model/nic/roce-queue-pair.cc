@@ -429,7 +429,7 @@ RoceQueuePair::NextSendTime(Time now) const
     return std::max(now, TimeStep(m_nextSendTime));
 }
 
-Ptr<Packet>
+RoceFramePtr
 RoceQueuePair::BuildNextPacket()
 {
     uint64_t seq = m_sndNxt++;
@@ -451,11 +451,9 @@ RoceQueuePair::BuildNextPacket()
 
     // The payload is padded to a 4-byte multiple on the wire (BTH PadCnt).
     uint8_t pad = static_cast<uint8_t>((4 - (payload & 3)) & 3);
-    // Payload, pad, any PINT digest and the ICRC (all zero) in one buffer,
-    // then every header at once.
+    // A compact frame: the headers, the payload and pad (zero), then any
+    // PINT digest and the ICRC (zero).
     const bool wantsPint = m_cc->WantsPint();
-    Ptr<Packet> p = Create<Packet>(payload + pad + (wantsPint ? RocePintDigest::SIZE : 0) +
-                                   RoceIcrcTrailer::SIZE);
     RoceHeaderBlock& h = Headers().data;
     h.SetOpcode(op);
     h.SetPsn(RocePsn::ToWire(seq));
@@ -472,16 +470,11 @@ RoceQueuePair::BuildNextPacket()
     {
         h.ClearExtension();
     }
-    p->AddHeader(h);
-    if (wantsInt)
-    {
-        // Room behind the frame for the records of INT_ROOM_HOPS switches
-        // (each appends its record and moves the ICRC): without it every
-        // record would reallocate the packet's buffer.
-        constexpr uint32_t room = INT_ROOM_HOPS * RoceIntRecord::SIZE + RoceIcrcTrailer::SIZE;
-        p->AddPaddingAtEnd(room);
-        p->RemoveAtEnd(room);
-    }
+    RoceFramePtr p =
+        RoceWireFrame::Make(h,
+                            payload + pad,
+                            nullptr,
+                            (wantsPint ? RocePintDigest::SIZE : 0) + RoceIcrcTrailer::SIZE);
 
     Time now = RoceNow();
     uint32_t wire = RocePfcNetDevice::WireBytes(p->GetSize() + RoceFrame::ETH_BYTES);

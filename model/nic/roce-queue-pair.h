@@ -14,6 +14,7 @@
 #include "ns3/roce-header-block.h"
 #include "ns3/roce-int-record.h"
 #include "ns3/roce-lazy-trace.h"
+#include "ns3/roce-wire-frame.h"
 #include "ns3/traced-callback.h"
 
 #include <memory>
@@ -75,8 +76,6 @@ class RoceQueuePair : public Object, private RoceCcRateListener
 
     /** Largest ReceiveWindow, in packets. */
     static constexpr uint32_t MAX_RECEIVE_WINDOW = 65536;
-    /** Switches whose INT records fit behind a data frame without reallocating it. */
-    static constexpr uint32_t INT_ROOM_HOPS = 8;
 
     /** Completion callback. */
     typedef Callback<void, const RoceCompletion&> CompletionCallback;
@@ -245,10 +244,10 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     Time NextSendTime(Time now) const;
 
     /**
-     * \brief Build the next data packet (Ethernet header not included).
-     * \return the packet; the caller has checked NextSendTime()
+     * \brief Build the next data frame, Ethernet header first, in compact form.
+     * \return the frame; the caller has checked NextSendTime()
      */
-    Ptr<Packet> BuildNextPacket();
+    RoceFramePtr BuildNextPacket();
 
     /**
      * \brief A data packet for this QP arrived.

@@ -42,7 +42,7 @@ RoceEgressQueueDisc::Flush(uint8_t priority, const char* reason)
         // Take the entry out completely before the MMU release, which may
         // send XON and so start transmissions.
         Entry& e = ring.front();
-        Ptr<Packet> p = std::move(e.packet);
+        RoceFramePtr p = std::move(e.packet);
         uint32_t size = e.size;
         uint16_t ingress = e.ingress;
         ring.pop_front();
@@ -54,17 +54,23 @@ RoceEgressQueueDisc::Flush(uint8_t priority, const char* reason)
         ++frames;
         bytes += size;
         m_mmu->Release(ingress, priority, size);
-        m_dropTrace(p, priority, reason);
+        if (!m_dropTrace.IsEmpty())
+        {
+            m_dropTrace(p->GetPacket(), priority, reason);
+        }
     }
     return {frames, bytes};
 }
 
 void
-RoceEgressQueueDisc::DropArrival(Ptr<const Packet> p, uint8_t priority, const char* reason)
+RoceEgressQueueDisc::DropArrival(RoceWireFrame& p, uint8_t priority, const char* reason)
 {
     ++m_drops[priority];
     m_dropCounts.Add(reason);
-    m_dropTrace(p, priority, reason);
+    if (!m_dropTrace.IsEmpty())
+    {
+        m_dropTrace(p.GetPacket(), priority, reason);
+    }
 }
 
 bool

@@ -278,11 +278,14 @@ RoceEgressQueueDisc::MaybeMark(Entry& e, uint8_t priority, uint64_t queueBytes)
     double p = MarkProbability(queueBytes);
     if (p >= 1.0 || (p > 0 && m_uniform->GetValue() < p))
     {
-        if (RoceRawHeader::SetCe(*e.packet))
+        if (e.packet->SetCe())
         {
             e.ect = false; // CE now: never marked twice
             ++m_marks[priority];
-            m_markTrace(e.packet, priority);
+            if (!m_markTrace.IsEmpty())
+            {
+                m_markTrace(e.packet->GetPacket(), priority);
+            }
         }
     }
 }
@@ -294,6 +297,16 @@ RoceEgressQueueDisc::Enqueue(Ptr<Packet> p,
                              bool ect,
                              uint8_t telemetry)
 {
+    return EnqueueFrame(RoceWireFrame::FromPacket(std::move(p)), ingress, priority, ect, telemetry);
+}
+
+bool
+RoceEgressQueueDisc::EnqueueFrame(RoceFramePtr p,
+                                  uint16_t ingress,
+                                  uint8_t priority,
+                                  bool ect,
+                                  uint8_t telemetry)
+{
     ROCE_ERROR_IF(priority >= ROCE_NUM_PRIORITIES,
                   "RoceEgressQueueDisc: priority " << +priority << " out of range 0..7");
     uint32_t size = p->GetSize();
@@ -302,7 +315,10 @@ RoceEgressQueueDisc::Enqueue(Ptr<Packet> p,
     {
         ++m_drops[priority];
         m_dropCounts.Add(a.reason);
-        m_dropTrace(p, priority, a.reason);
+        if (!m_dropTrace.IsEmpty())
+        {
+            m_dropTrace(p->GetPacket(), priority, a.reason);
+        }
         return false;
     }
     Entry& e = m_rings[priority].push_slot();
@@ -321,7 +337,7 @@ RoceEgressQueueDisc::Enqueue(Ptr<Packet> p,
     m_nBytes += size;
     if (!m_enqueueTrace.IsEmpty())
     {
-        m_enqueueTrace(e.packet, priority);
+        m_enqueueTrace(e.packet->GetPacket(), priority);
     }
     return true;
 }
@@ -385,6 +401,13 @@ RoceEgressQueueDisc::PickQueue()
 Ptr<Packet>
 RoceEgressQueueDisc::Dequeue(uint8_t* priority, uint8_t* telemetry)
 {
+    RoceFramePtr p = DequeueFrame(priority, telemetry);
+    return p ? p->GetPacket() : nullptr;
+}
+
+RoceFramePtr
+RoceEgressQueueDisc::DequeueFrame(uint8_t* priority, uint8_t* telemetry)
+{
     int q = PickQueue();
     if (q < 0)
     {
@@ -402,7 +425,7 @@ RoceEgressQueueDisc::Dequeue(uint8_t* priority, uint8_t* telemetry)
     {
         MaybeMark(e, prio, m_bytes[prio]);
     }
-    Ptr<Packet> p = std::move(e.packet);
+    RoceFramePtr p = std::move(e.packet);
     uint16_t ingress = e.ingress;
     const uint8_t stamp = e.telemetry;
     if (telemetry)
@@ -420,11 +443,11 @@ RoceEgressQueueDisc::Dequeue(uint8_t* priority, uint8_t* telemetry)
     m_mmu->Release(ingress, prio, size); // may call XON through the switch
     if (m_pint || stamp == TELEMETRY_PINT)
     {
-        UpdatePint(p, stamp == TELEMETRY_PINT);
+        UpdatePint(*p, stamp == TELEMETRY_PINT);
     }
     if (!m_dequeueTrace.IsEmpty())
     {
-        m_dequeueTrace(p, prio);
+        m_dequeueTrace(p->GetPacket(), prio);
     }
     return p;
 }
@@ -478,7 +501,7 @@ RoceEgressQueueDisc::GetDropCounts() const
 }
 
 void
-RoceEgressQueueDisc::UpdatePint(const Ptr<Packet>& p, bool stamp)
+RoceEgressQueueDisc::UpdatePint(RoceWireFrame& p, bool stamp)
 {
     const int64_t now = RoceNow().GetNanoSeconds();
     if (!m_pint)
@@ -502,10 +525,10 @@ RoceEgressQueueDisc::UpdatePint(const Ptr<Packet>& p, bool stamp)
         const double b = m_rate.GetBitRate() / 8.0;
         s.u = s.u * (t - dt) / t + static_cast<double>(m_nBytes) * dt / (b * t * t) +
               s.lastWireBytes / (b * t);
-        RocePintDigest::Raise(*p, RocePintDigest::Encode(s.u, s.logBase, m_uniform->GetValue()));
+        p.RaisePint(RocePintDigest::Encode(s.u, s.logBase, m_uniform->GetValue()));
     }
     s.lastNs = now;
-    s.lastWireBytes = RocePfcNetDevice::WireBytes(p->GetSize());
+    s.lastWireBytes = RocePfcNetDevice::WireBytes(p.GetSize());
 }
 
 } // namespace ns3

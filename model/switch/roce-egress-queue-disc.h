@@ -14,6 +14,7 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/roce-drop-counts.h"
 #include "ns3/roce-fifo.h"
+#include "ns3/roce-wire-frame.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -130,6 +131,21 @@ class RoceEgressQueueDisc : public Object
      * TELEMETRY_INT (an INT record) or TELEMETRY_PINT (the PINT digest)
      * \return true if queued, false if the MMU refused it (dropped)
      */
+    bool EnqueueFrame(RoceFramePtr p,
+                      uint16_t ingress,
+                      uint8_t priority,
+                      bool ect,
+                      uint8_t telemetry = TELEMETRY_NONE);
+
+    /**
+     * \brief EnqueueFrame() of a frame given as a Packet (kept as it is).
+     * \param p the frame (Ethernet header included)
+     * \param ingress the index on the switch of the port it arrived on
+     * \param priority its priority
+     * \param ect the frame is ECN-capable
+     * \param telemetry what the frame asks of the egress
+     * \return true if queued
+     */
     bool Enqueue(Ptr<Packet> p,
                  uint16_t ingress,
                  uint8_t priority,
@@ -142,6 +158,15 @@ class RoceEgressQueueDisc : public Object
      * \param priority if not null, receives the frame's priority
      * \param telemetry if not null, receives what it asks of the egress
      * (the TELEMETRY_ code it was queued with)
+     * \return the frame, or null if every unpaused priority is empty
+     */
+    RoceFramePtr DequeueFrame(uint8_t* priority = nullptr, uint8_t* telemetry = nullptr);
+
+    /**
+     * \brief DequeueFrame(), the frame as a Packet (the one Enqueue() was
+     * given, or the frame's Packet form).
+     * \param priority if not null, receives the frame's priority
+     * \param telemetry if not null, receives its TELEMETRY_ code
      * \return the frame, or null if every unpaused priority is empty
      */
     Ptr<Packet> Dequeue(uint8_t* priority = nullptr, uint8_t* telemetry = nullptr);
@@ -215,13 +240,13 @@ class RoceEgressQueueDisc : public Object
     std::pair<uint32_t, uint64_t> Flush(uint8_t priority, const char* reason);
 
     /**
-     * \brief Drop a packet before admission (it was never counted by the
+     * \brief Drop a frame before admission (it was never counted by the
      * MMU): count it as a drop of its priority and fire the Drop trace.
-     * \param p the packet
+     * \param p the frame
      * \param priority its priority
      * \param reason why
      */
-    void DropArrival(Ptr<const Packet> p, uint8_t priority, const char* reason);
+    void DropArrival(RoceWireFrame& p, uint8_t priority, const char* reason);
 
     /**
      * \brief Scan one priority for packets that entered the switch on a
@@ -276,7 +301,7 @@ class RoceEgressQueueDisc : public Object
     /** A queued frame and what the switch learned about it on ingress. */
     struct Entry
     {
-        Ptr<Packet> packet;   //!< the frame
+        RoceFramePtr packet;  //!< the frame
         uint32_t size{0};     //!< its size in bytes (what the MMU counts)
         uint16_t ingress{0};  //!< ingress port index (MMU accounting)
         bool ect{false};      //!< ECN-capable and not yet marked
@@ -302,7 +327,7 @@ class RoceEgressQueueDisc : public Object
      * \param p the frame leaving
      * \param stamp it carries a PINT digest
      */
-    void UpdatePint(const Ptr<Packet>& p, bool stamp);
+    void UpdatePint(RoceWireFrame& p, bool stamp);
 
     /// HPCC-PINT's per-port state, made at the first frame asking for the digest.
     struct PintState

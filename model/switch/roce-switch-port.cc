@@ -114,7 +114,7 @@ RoceSwitchPort::DoDispose()
 }
 
 bool
-RoceSwitchPort::Enqueue(Ptr<Packet> p,
+RoceSwitchPort::Enqueue(RoceFramePtr p,
                         uint16_t ingress,
                         uint8_t priority,
                         bool ect,
@@ -125,7 +125,7 @@ RoceSwitchPort::Enqueue(Ptr<Packet> p,
         WatchdogDropArrival(std::move(p), priority);
         return false;
     }
-    if (m_qdisc->Enqueue(std::move(p), ingress, priority, ect, telemetry))
+    if (m_qdisc->EnqueueFrame(std::move(p), ingress, priority, ect, telemetry))
     {
         TryTransmit();
         return true;
@@ -133,22 +133,22 @@ RoceSwitchPort::Enqueue(Ptr<Packet> p,
     return false;
 }
 
-Ptr<Packet>
+RoceFramePtr
 RoceSwitchPort::DequeueData(uint8_t pausedMask)
 {
     m_qdisc->SetPausedMask(pausedMask & static_cast<uint8_t>(~m_wdIgnoreMask));
     uint8_t priority = 0;
     uint8_t telemetry = RoceEgressQueueDisc::TELEMETRY_NONE;
-    Ptr<Packet> p = m_qdisc->Dequeue(&priority, &telemetry);
+    RoceFramePtr p = m_qdisc->DequeueFrame(&priority, &telemetry);
     if (p && telemetry == RoceEgressQueueDisc::TELEMETRY_INT)
     {
-        StampInt(p, priority); // the PINT digest is the queue disc's
+        StampInt(*p, priority); // the PINT digest is the queue disc's
     }
     return p;
 }
 
 void
-RoceSwitchPort::StampInt(Ptr<Packet> p, uint8_t priority)
+RoceSwitchPort::StampInt(RoceWireFrame& p, uint8_t priority)
 {
     RoceIntRecord r;
     r.rateMbps = static_cast<uint32_t>(GetDataRate().GetBitRate() / 1000000);
@@ -160,14 +160,14 @@ RoceSwitchPort::StampInt(Ptr<Packet> p, uint8_t priority)
         m_intMultiplier = RoceIntRecord::GetUnitMultiplier();
     }
     r.unitMultiplier = m_intMultiplier;
-    RoceRawHeader::StampInt(*p, r);
+    p.StampInt(r);
 }
 
 void
-RoceSwitchPort::ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame)
+RoceSwitchPort::ReceiveFrame(RoceFramePtr p, const RoceFrame& frame)
 {
     ROCE_ERROR_IF(!m_switch, "RoceSwitchPort: port is not part of a RoceSwitch");
-    m_switch->Receive(this, p, frame);
+    m_switch->Receive(this, std::move(p), frame);
 }
 
 bool
@@ -346,10 +346,10 @@ RoceSwitchPort::WatchdogRestore(uint8_t priority)
 }
 
 void
-RoceSwitchPort::WatchdogDropArrival(Ptr<Packet> p, uint8_t priority)
+RoceSwitchPort::WatchdogDropArrival(RoceFramePtr p, uint8_t priority)
 {
     m_watchdog->CountDrops(priority, 1, p->GetSize());
-    m_qdisc->DropArrival(p, priority, DROP_PFC_WATCHDOG);
+    m_qdisc->DropArrival(*p, priority, DROP_PFC_WATCHDOG);
 }
 
 } // namespace ns3

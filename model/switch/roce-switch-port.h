@@ -80,7 +80,7 @@ class RoceSwitchPort : public RocePfcNetDevice
      * \param telemetry what it asks of the egress (RoceEgressQueueDisc::TELEMETRY_)
      * \return true if queued, false if the MMU dropped it
      */
-    bool Enqueue(Ptr<Packet> p, uint16_t ingress, uint8_t priority, bool ect, uint8_t telemetry);
+    bool Enqueue(RoceFramePtr p, uint16_t ingress, uint8_t priority, bool ect, uint8_t telemetry);
 
     static constexpr const char* DROP_PFC_WATCHDOG =
         "pfc-watchdog"; //!< flushed or refused by the PFC watchdog
@@ -118,8 +118,8 @@ class RoceSwitchPort : public RocePfcNetDevice
 
   protected:
     void DoDispose() override;
-    Ptr<Packet> DequeueData(uint8_t pausedMask) override;
-    void ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame) override;
+    RoceFramePtr DequeueData(uint8_t pausedMask) override;
+    void ReceiveFrame(RoceFramePtr p, const RoceFrame& frame) override;
     /** \return true: a dead port drops what is queued to it */
     bool DropsWhenLinkDown() const override;
     void NotifyPause(uint8_t priority) override;
@@ -135,7 +135,7 @@ class RoceSwitchPort : public RocePfcNetDevice
      * \param p the frame leaving the port
      * \param priority its egress queue
      */
-    void StampInt(Ptr<Packet> p, uint8_t priority);
+    void StampInt(RoceWireFrame& p, uint8_t priority);
 
     /** \brief The watchdog's check timer: fire on the stalled queues. */
     void WatchdogCheck();
@@ -149,7 +149,7 @@ class RoceSwitchPort : public RocePfcNetDevice
      * \brief Drop a frame that arrived for a queue the watchdog drops.
      * \param p the frame \param priority its queue
      */
-    void WatchdogDropArrival(Ptr<Packet> p, uint8_t priority);
+    void WatchdogDropArrival(RoceFramePtr p, uint8_t priority);
 
     RoceSwitch* m_switch{nullptr};
     uint32_t m_index{0};

@@ -366,7 +366,7 @@ RoceSwitch::SelectEgress(const RoceFrame& f) const
 }
 
 void
-RoceSwitch::Receive(RoceSwitchPort* in, Ptr<Packet> p, const RoceFrame& frame)
+RoceSwitch::Receive(RoceSwitchPort* in, RoceFramePtr p, const RoceFrame& frame)
 {
     if (!m_configured)
     {
@@ -375,7 +375,10 @@ RoceSwitch::Receive(RoceSwitchPort* in, Ptr<Packet> p, const RoceFrame& frame)
     if (!frame.isIpv4)
     {
         m_dropCounts.Add(DROP_NOT_IPV4);
-        m_dropTrace(p, DROP_NOT_IPV4);
+        if (!m_dropTrace.IsEmpty())
+        {
+            m_dropTrace(p->GetPacket(), DROP_NOT_IPV4);
+        }
         return;
     }
     uint8_t prio = in->DscpToPriority(frame.dscp);
@@ -384,7 +387,10 @@ RoceSwitch::Receive(RoceSwitchPort* in, Ptr<Packet> p, const RoceFrame& frame)
     {
         ++m_noRouteDrops;
         m_dropCounts.Add(DROP_NO_ROUTE);
-        m_dropTrace(p, DROP_NO_ROUTE);
+        if (!m_dropTrace.IsEmpty())
+        {
+            m_dropTrace(p->GetPacket(), DROP_NO_ROUTE);
+        }
         return;
     }
     bool ect = frame.ecn == 1 || frame.ecn == 2;

@@ -228,7 +228,7 @@ class RoceSwitch : public Object
      * \param p the frame
      * \param frame its parsed fields
      */
-    void Receive(RoceSwitchPort* in, Ptr<Packet> p, const RoceFrame& frame);
+    void Receive(RoceSwitchPort* in, RoceFramePtr p, const RoceFrame& frame);
 
     /** \return bytes the MMU still counts (0 once drained) */
     uint64_t GetBufferedBytes() const;

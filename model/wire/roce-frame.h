@@ -4,6 +4,8 @@
 #ifndef ROCE_FRAME_H
 #define ROCE_FRAME_H
 
+#include "roce-wire-frame.h"
+
 #include "ns3/packet.h"
 
 #include <cstdint>
@@ -75,7 +77,28 @@ struct RoceFrame
     static RoceFrame Parse(const Packet& p)
     {
         uint8_t b[PARSE_BYTES];
-        uint32_t n = p.CopyData(b, PARSE_BYTES);
+        return Parse(b, p.CopyData(b, PARSE_BYTES));
+    }
+
+    /**
+     * \brief Read the fields of a frame.
+     * \param p the frame, starting with its Ethernet header
+     * \return the parsed fields
+     */
+    static RoceFrame Parse(const RoceWireFrame& p)
+    {
+        uint8_t b[PARSE_BYTES];
+        return Parse(b, p.CopyData(b, PARSE_BYTES));
+    }
+
+    /**
+     * \brief Read the fields of a frame's first bytes.
+     * \param b the bytes
+     * \param n how many (at most PARSE_BYTES are read)
+     * \return the parsed fields
+     */
+    static RoceFrame Parse(const uint8_t* b, uint32_t n)
+    {
         RoceFrame f;
         if (n < ETH_BYTES)
         {

@@ -81,8 +81,14 @@ RoceHeaderBlock::GetSerializedSize() const
 void
 RoceHeaderBlock::Serialize(Buffer::Iterator start) const
 {
-    uint32_t total = start.GetSize(); // frame bytes from this header to the end
     uint8_t b[MAX_BYTES];
+    Write(b, start.GetSize()); // frame bytes from this header to the end
+    start.Write(b, m_size);
+}
+
+void
+RoceHeaderBlock::Write(uint8_t* b, uint32_t total) const
+{
     std::memcpy(b, m_bytes, m_size);
     uint32_t ipLen = total - IP_OFFSET;
     uint32_t udpLen = total - UDP_OFFSET;
@@ -96,7 +102,6 @@ RoceHeaderBlock::Serialize(Buffer::Iterator start) const
     b[IP_OFFSET + 11] = static_cast<uint8_t>(csum);
     b[UDP_OFFSET + 4] = static_cast<uint8_t>(udpLen >> 8);
     b[UDP_OFFSET + 5] = static_cast<uint8_t>(udpLen);
-    start.Write(b, m_size);
 }
 
 uint32_t

@@ -62,6 +62,15 @@ class RoceHeaderBlock : public Header
     void Print(std::ostream& os) const override;
     uint32_t GetSerializedSize() const override;
     void Serialize(Buffer::Iterator start) const override;
+
+    /**
+     * \brief The block's bytes as Serialize() writes them in front of the
+     * rest of a frame: IPv4 total length, its checksum and UDP length for a
+     * frame of `total` bytes.
+     * \param out where the GetSerializedSize() bytes go
+     * \param total the frame's bytes from the block's start to its end
+     */
+    void Write(uint8_t* out, uint32_t total) const;
     /**
      * Reads the encapsulation and the BTH, then an RETH if the opcode is
      * WRITE_FIRST or WRITE_ONLY, or an AETH if it is ACK.

@@ -148,20 +148,28 @@ RoceRawHeader::UpdateChecksum(uint16_t checksum, uint16_t oldWord, uint16_t newW
 }
 
 bool
+RoceRawHeader::SetCe(uint8_t* frame, uint32_t size)
+{
+    if (size < ECN_MARK_BYTES || Read16(frame + 12) != 0x0800 || frame[ETH_BYTES] != 0x45)
+    {
+        return false;
+    }
+    uint8_t* ip = frame + ETH_BYTES;
+    uint16_t word = Read16(ip); // version/IHL and TOS
+    SetIpWord(ip, 0, static_cast<uint16_t>(word | 0x3));
+    NS_ASSERT((ip[TOS_OFFSET] & 0x3) == 0x3);
+    return true;
+}
+
+bool
 RoceRawHeader::SetCe(Packet& p)
 {
     RoceRawHeader h;
-    uint8_t* b = h.m_bytes;
-    if (p.CopyData(b, ECN_MARK_BYTES) < ECN_MARK_BYTES || Read16(b + 12) != 0x0800 ||
-        b[ETH_BYTES] != 0x45)
+    if (!SetCe(h.m_bytes, p.CopyData(h.m_bytes, ECN_MARK_BYTES)))
     {
         return false;
     }
     h.m_size = ECN_MARK_BYTES;
-    uint8_t* ip = b + ETH_BYTES;
-    uint16_t word = Read16(ip); // version/IHL and TOS
-    SetIpWord(ip, 0, static_cast<uint16_t>(word | 0x3));
-    NS_ASSERT((ip[TOS_OFFSET] & 0x3) == 0x3);
     p.RemoveAtStart(ECN_MARK_BYTES);
     p.AddHeader(h);
     return true;

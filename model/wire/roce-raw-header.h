@@ -83,6 +83,15 @@ class RoceRawHeader : public Header
     static bool SetCe(Packet& p);
 
     /**
+     * \brief SetCe on a frame's leading bytes held in memory.
+     * \param frame the bytes
+     * \param size how many (at least ECN_MARK_BYTES for a mark)
+     * \return false (and the bytes unchanged) if they are too few or not
+     *         Ethernet II and IPv4 without options
+     */
+    static bool SetCe(uint8_t* frame, uint32_t size);
+
+    /**
      * \brief Lengthen the IPv4 total length and UDP length of a frame's
      * leading bytes, and update the IPv4 header checksum.
      * \param frame at least 14 + 20 + 8 bytes: Ethernet II, IPv4 without

@@ -137,14 +137,14 @@ class InvariantsDropTestCase : public TestCase
         RunIncast(net, done);
         Ptr<Node> leaf = net.leaves.Get(0);
         Ptr<RoceEgressQueueDisc> q = leaf->GetObject<RoceSwitch>()->GetPort(1)->GetQueueDisc();
-        Ptr<Packet> p = Create<Packet>(1000);
-        q->DropArrival(p, 3, RoceSwitchPort::DROP_PFC_WATCHDOG);
-        q->DropArrival(p, 0, RoceSharedBufferMmu::DROP_THRESHOLD);
+        RoceFramePtr p = RoceWireFrame::FromPacket(Create<Packet>(1000));
+        q->DropArrival(*p, 3, RoceSwitchPort::DROP_PFC_WATCHDOG);
+        q->DropArrival(*p, 0, RoceSharedBufferMmu::DROP_THRESHOLD);
         RoceInvariantReport r = RoceInvariants::Check(false);
         NS_TEST_ASSERT_MSG_EQ(r.Ok(), true, "watchdog and lossy drops are allowed");
         NS_TEST_ASSERT_MSG_EQ(r.faultDrops, 1, "the watchdog drop");
         NS_TEST_ASSERT_MSG_EQ(r.lossyDrops, 1, "the lossy drop");
-        q->DropArrival(p, 3, RoceSharedBufferMmu::DROP_HEADROOM);
+        q->DropArrival(*p, 3, RoceSharedBufferMmu::DROP_HEADROOM);
         r = RoceInvariants::Check(true);
         NS_TEST_ASSERT_MSG_EQ(r.Ok(), false, "a headroom overflow went unnoticed");
         NS_TEST_ASSERT_MSG_EQ(r.losslessViolations, 1, "one lossless drop");

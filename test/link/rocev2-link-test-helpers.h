@@ -92,7 +92,7 @@ class LinkEventsTestDevice : public RocePfcNetDevice
      */
     void PushControl(uint32_t frameBytes, uint32_t id)
     {
-        EnqueueControl(MakeFrame(frameBytes, id));
+        EnqueueControl(RoceWireFrame::FromPacket(MakeFrame(frameBytes, id)));
     }
 
     /**
@@ -107,7 +107,7 @@ class LinkEventsTestDevice : public RocePfcNetDevice
         pfc.SetPause(priority, quanta);
         p->AddHeader(pfc);
         AddEthernetHeader(p, RocePfcHeader::ETHERTYPE);
-        EnqueueControl(p);
+        EnqueueControl(RoceWireFrame::FromPacket(p));
     }
 
     /** \return frames still queued */
@@ -140,7 +140,7 @@ class LinkEventsTestDevice : public RocePfcNetDevice
     }
 
   protected:
-    Ptr<Packet> DequeueData(uint8_t pausedMask) override
+    RoceFramePtr DequeueData(uint8_t pausedMask) override
     {
         for (int prio = ROCE_NUM_PRIORITIES - 1; prio >= 0; --prio)
         {
@@ -148,7 +148,7 @@ class LinkEventsTestDevice : public RocePfcNetDevice
             {
                 Ptr<Packet> p = m_queues[prio].front();
                 m_queues[prio].pop_front();
-                return p;
+                return RoceWireFrame::FromPacket(p);
             }
         }
         return nullptr;
@@ -170,8 +170,9 @@ class LinkEventsTestDevice : public RocePfcNetDevice
         return false;
     }
 
-    void ReceiveFrame(Ptr<Packet> p, const RoceFrame& frame) override
+    void ReceiveFrame(RoceFramePtr f, const RoceFrame& frame) override
     {
+        const Ptr<Packet>& p = f->GetPacket();
         rx.push_back({Simulator::Now(), FrameId(p), p->GetSize(), frame.etherType});
     }
 

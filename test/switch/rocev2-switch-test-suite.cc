@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -50,10 +51,16 @@ struct IncastResult
  * \param pfc PFC on the switch
  * \param buffer switch buffer in bytes
  * \param rto the QPs' retransmission timeout
+ * \param observe if set, called with the switch before the run (to connect traces)
  * \return what happened
  */
 IncastResult
-RunIncast(uint32_t senders, uint64_t size, bool pfc, uint32_t buffer, Time rto = MilliSeconds(100))
+RunIncast(uint32_t senders,
+          uint64_t size,
+          bool pfc,
+          uint32_t buffer,
+          Time rto = MilliSeconds(100),
+          const std::function<void(Ptr<RoceSwitch>)>& observe = nullptr)
 {
     NodeContainer sw(1);
     NodeContainer hosts(senders + 1);
@@ -81,9 +88,13 @@ RunIncast(uint32_t senders, uint64_t size, bool pfc, uint32_t buffer, Time rto =
                               Callback<void, const RoceCompletion&>(
                                   [slot](const RoceCompletion& c) { *slot = c.completed; }));
     }
+    Ptr<RoceSwitch> rs = sw.Get(0)->GetObject<RoceSwitch>();
+    if (observe)
+    {
+        observe(rs);
+    }
     Simulator::Run();
     r.stats = RoceFabricStats::Collect();
-    Ptr<RoceSwitch> rs = sw.Get(0)->GetObject<RoceSwitch>();
     Ptr<RoceSharedBufferMmu> mmu = rs->GetMmu();
     for (uint32_t p = 0; p < rs->GetNPorts(); ++p)
     {
@@ -532,6 +543,59 @@ class DeterminismTestCase : public TestCase
  * \ingroup rocev2
  * Switch suite.
  */
+/**
+ * \ingroup rocev2
+ * A frame's form (compact, or an ns-3 Packet once something outside the
+ * module looks at it) changes nothing the simulation does: the same incast
+ * with a trace on the receiver's egress queue, which turns every frame
+ * there into a Packet halfway along its path, gives the same completion
+ * times and counters; and the CE marks the queue makes after the trace saw
+ * a frame reach the Packet the trace holds, one for one with the marks the
+ * switch counts.
+ */
+class FrameFormTestCase : public TestCase
+{
+  public:
+    FrameFormTestCase()
+        : TestCase("a frame's form changes nothing: a trace on one hop gives the same run, and "
+                   "sees the marks made after it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        IncastResult a = RunIncast(24, 300000, true, 4000000);
+        std::vector<Ptr<const Packet>> seen;
+        auto keep = [&seen](Ptr<const Packet> p, uint8_t) { seen.push_back(p); };
+        IncastResult b =
+            RunIncast(24, 300000, true, 4000000, MilliSeconds(100), [&keep](Ptr<RoceSwitch> rs) {
+                // Port 0 leads to the receiver: the data frames' second hop.
+                rs->GetPort(0)->GetQueueDisc()->TraceConnectWithoutContext(
+                    "Enqueue",
+                    Callback<void, Ptr<const Packet>, uint8_t>(keep));
+            });
+        NS_TEST_ASSERT_MSG_GT(a.stats.ecnMarked, 0, "the incast marks frames");
+        NS_TEST_ASSERT_MSG_EQ(a.stats.packetHops, b.stats.packetHops, "packet count differs");
+        NS_TEST_ASSERT_MSG_EQ(a.stats.pfcPauseTx, b.stats.pfcPauseTx, "pause count differs");
+        NS_TEST_ASSERT_MSG_EQ(a.stats.ecnMarked, b.stats.ecnMarked, "mark count differs");
+        NS_TEST_ASSERT_MSG_EQ(a.stats.maxQueueBytes, b.stats.maxQueueBytes, "queue differs");
+        for (std::size_t i = 0; i < a.fct.size(); ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ(a.fct[i], b.fct[i], "flow " << i << " FCT differs");
+        }
+        // 24 x 300,000 B in 1,024 B payloads.
+        const uint64_t dataFrames = 24 * ((300000 + 1023) / 1024);
+        NS_TEST_ASSERT_MSG_EQ(seen.size(), dataFrames, "one Enqueue per data frame");
+        uint64_t ce = 0;
+        for (const auto& p : seen)
+        {
+            ce += RoceFrame::Parse(*p).ecn == Ipv4Header::ECN_CE ? 1 : 0;
+        }
+        NS_TEST_ASSERT_MSG_EQ(ce, b.stats.ecnMarked, "the held Packets carry every mark");
+    }
+};
+
 class RoceSwitchTestSuite : public TestSuite
 {
   public:
@@ -548,6 +612,7 @@ class RoceSwitchTestSuite : public TestSuite
         AddTestCase(new EcnRedTestCase, RoceTestDuration::QUICK);
         AddTestCase(new EcmpSpreadTestCase, RoceTestDuration::QUICK);
         AddTestCase(new DeterminismTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new FrameFormTestCase, RoceTestDuration::QUICK);
         // One more switch than the BTH count field holds records for, and one beyond.
     }
 };
