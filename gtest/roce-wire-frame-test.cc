@@ -330,3 +330,22 @@ TEST(RoceWireFrame, AFreedFrameIsReusedFirst)
 #endif
     EXPECT_EQ(BytesOf(*g), BytesOf(*AsPacket(h, 10, Bytes(4, 0))));
 }
+
+TEST(RoceWireFrame, APacketMadeFromACompactFrameDoesNotCarryItsZeroBytes)
+{
+    // A frame sent to another MPI rank is serialized whole (Packet::Serialize)
+    // into a message of at most 2,000 bytes (ns-3's MPI interfaces): the
+    // payload's zero bytes must stay ns-3's zero area, as they were when the
+    // queue pair built Packets, or a 4 KiB payload overflows the message.
+    RoceHeaderBlock h = Block(RoceBthHeader::WRITE_MIDDLE, true);
+    RoceFramePtr f = RoceWireFrame::Make(h, 4096, nullptr, RoceIcrcTrailer::SIZE);
+    RoceIntRecord r = Record(0);
+    ASSERT_TRUE(f->StampInt(r));
+    const Ptr<Packet>& p = f->GetPacket();
+    EXPECT_GT(p->GetSize(), 4096u);
+    EXPECT_LT(p->GetSerializedSize(), 2000u);
+    RoceFramePtr g = RoceWireFrame::FromPacket(AsPacket(h, 4096, Bytes(4, 0)));
+    RoceIntRecord s = Record(0);
+    ASSERT_TRUE(g->StampInt(s));
+    EXPECT_EQ(BytesOf(*p), BytesOf(*g));
+}

@@ -33,7 +33,8 @@ class RoceIntRecord;
 class RoceRawHeader : public Header
 {
   public:
-    static constexpr uint32_t MAX_SIZE = 64; //!< most bytes one header holds
+    /// Most bytes one header holds: a compact frame's leading bytes (RoceWireFrame).
+    static constexpr uint32_t MAX_SIZE = 80;
     /** Bytes SetCe rewrites: Ethernet II and IPv4 without options. */
     static constexpr uint32_t ECN_MARK_BYTES = 14 + 20;
 

@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 namespace ns3
 {
@@ -38,6 +37,8 @@ FrameList()
 } // namespace
 
 static_assert(sizeof(RoceWireFrame) <= 192, "a compact frame fits three cache lines");
+static_assert(RoceWireFrame::HEAD_CAPACITY <= RoceRawHeader::MAX_SIZE,
+              "a compact frame's leading bytes fit one RoceRawHeader");
 
 void*
 RoceWireFrame::operator new(std::size_t /* size */)
@@ -115,13 +116,33 @@ RoceWireFrame::Assembled(const uint8_t* head,
                          const uint8_t* tail,
                          uint32_t tailBytes)
 {
-    std::vector<uint8_t> bytes(headBytes + zeros + tailBytes, 0);
-    std::memcpy(bytes.data(), head, headBytes);
-    if (tail != nullptr)
+    return FromPacket(BuildPacket(head, headBytes, zeros, tail, tailBytes));
+}
+
+Ptr<Packet>
+RoceWireFrame::BuildPacket(const uint8_t* head,
+                           uint32_t headBytes,
+                           uint32_t zeros,
+                           const uint8_t* tail,
+                           uint32_t tailBytes)
+{
+    // The zero bytes stay ns-3's zero area (not stored, not serialized: a
+    // frame sent to another MPI rank is as short as before compact frames);
+    // the tail and the head are one trailer and one header.
+    Ptr<Packet> p = Create<Packet>(zeros);
+    if (tailBytes > 0)
     {
-        std::memcpy(bytes.data() + headBytes + zeros, tail, tailBytes);
+        if (tail != nullptr)
+        {
+            p->AddTrailer(RoceRawTrailer(tail, tailBytes));
+        }
+        else
+        {
+            p->AddPaddingAtEnd(tailBytes);
+        }
     }
-    return FromPacket(Create<Packet>(bytes.data(), static_cast<uint32_t>(bytes.size())));
+    p->AddHeader(RoceRawHeader(head, headBytes));
+    return p;
 }
 
 RoceFramePtr
@@ -170,11 +191,7 @@ RoceWireFrame::CopyData(uint8_t* buffer, uint32_t size) const
 void
 RoceWireFrame::MakePacket()
 {
-    thread_local std::vector<uint8_t> bytes;
-    const uint32_t size = GetSize();
-    bytes.resize(size);
-    CopyData(bytes.data(), size);
-    m_packet = Create<Packet>(bytes.data(), size);
+    m_packet = BuildPacket(m_head, m_headBytes, m_zeros, m_tail, m_tailBytes);
 }
 
 const Ptr<Packet>&

@@ -195,6 +195,20 @@ class RoceWireFrame
                                   const uint8_t* tail,
                                   uint32_t tailBytes);
 
+    /**
+     * \brief The Packet of these bytes, its zero bytes in ns-3's zero area.
+     * \param head leading bytes (at most RoceRawHeader::MAX_SIZE) \param headBytes how many
+     * \param zeros zero bytes
+     * \param tail trailing bytes (at most RoceRawTrailer::MAX_SIZE), or null for zeros
+     * \param tailBytes how many
+     * \return the packet
+     */
+    static Ptr<Packet> BuildPacket(const uint8_t* head,
+                                   uint32_t headBytes,
+                                   uint32_t zeros,
+                                   const uint8_t* tail,
+                                   uint32_t tailBytes);
+
     /** \brief Turn a compact frame into its Packet form (GetPacket). */
     void MakePacket();
 
