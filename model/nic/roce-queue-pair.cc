@@ -477,7 +477,7 @@ RoceQueuePair::BuildNextPacket()
                             (wantsPint ? RocePintDigest::SIZE : 0) + RoceIcrcTrailer::SIZE);
 
     Time now = RoceNow();
-    uint32_t wire = RocePfcNetDevice::WireBytes(p->GetSize() + RoceFrame::ETH_BYTES);
+    uint32_t wire = RocePfcNetDevice::WireBytes(p->GetSize());
     double rate = m_cc->GetRate();
     double lineRate = static_cast<double>(m_nic->GetBitRate());
     if (rate < lineRate)

@@ -94,10 +94,17 @@ class PintOneFlowTestCase : public TestCase
 
 /**
  * \ingroup rocev2
- * Two flows, the second joining at 100 us: over 400-800 us they share the
+ * Two flows, the second joining at 100 us: once they settle they share the
  * bottleneck within SHARE_TOLERANCE of each other, and together carry the
  * fixed point of the rate law for two, eta B + 2 RateAi on the wire, within
- * the same 3 %.
+ * the same 3 %. The join overloads the link until its feedback returns, and
+ * the cut it causes leaves the two about 20 % below the fixed point
+ * (measured: 0.79 of it at 150-200 us). A digest that reads U near eta
+ * leaves them to additive increase, 2 RateAi per RTT of 4.19 us: 20 % of
+ * 95 Gb/s takes 190 RTTs, 0.8 ms, so they have settled by 0.9 ms however
+ * the digest rounds, and the window is 1.0-1.4 ms (measured: they reach the
+ * fixed point at 0.5-0.65 ms, the later one as the pacing counts each
+ * frame's own wire bytes).
  */
 class PintTwoFlowsTestCase : public TestCase
 {
@@ -112,10 +119,10 @@ class PintTwoFlowsTestCase : public TestCase
     {
         DynScenario sc;
         sc.flows = {DynFlow{Time(0)}, DynFlow{MicroSeconds(100)}};
-        sc.end = MicroSeconds(800);
+        sc.end = MicroSeconds(1400);
         sc.configure = PintConfig();
         DynRun r = RunDynamics(sc);
-        const std::size_t a = r.SampleFrom(MicroSeconds(400));
+        const std::size_t a = r.SampleFrom(MicroSeconds(1000));
         const std::size_t b = r.SampleTo(sc.end);
         const double r0 = r.Rate(0, a, b);
         const double r1 = r.Rate(1, a, b);

@@ -2,9 +2,9 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The NIC's transmit scheduler (RoceNicScheduler): round-robin fairness over
- * many queue pairs, pacing next to unpaced QPs, a rate rise while a QP waits
- * for its pacing time; and the NIC-side Config paths (QueuePairList,
- * CongestionControl).
+ * many queue pairs, pacing next to unpaced QPs, the gaps of a paced QP, a
+ * rate rise while a QP waits for its pacing time; and the NIC-side Config
+ * paths (QueuePairList, CongestionControl).
  */
 #include "rocev2-nic-test-helpers.h"
 
@@ -253,6 +253,67 @@ class RoceRateRiseWhileWaitingTestCase : public TestCase
     std::vector<Time> m_times;
 };
 
+/**
+ * \ingroup rocev2-tests
+ * \brief A QP paced at R puts its frames on the wire at R.
+ *
+ * Pacing spaces a QP's packets by their own wire time at its rate: a frame
+ * of w wire bytes (frame, FCS, preamble and inter-frame gap) is followed by
+ * the next one w x 8 / R later, so the wire carries exactly R. At 1 Gb/s and
+ * MTU 1024 the first packet (it carries the 16-byte RETH) has
+ * w = 1024 + 82 + 16 = 1122 bytes, 8,976 ns; the others 1106 bytes,
+ * 8,848 ns. The line is 100 Gb/s, so every packet leaves when due; the
+ * times are exact to the 1 ns the nanosecond rounding of one gap allows.
+ * Counting the Ethernet header twice gives gaps of 9,088 and 8,960 ns.
+ */
+class RocePacedGapTestCase : public TestCase
+{
+  public:
+    RocePacedGapTestCase()
+        : TestCase("A QP paced at 1 Gbps spaces its packets by their wire bytes at 1 Gbps")
+    {
+    }
+
+  private:
+    void Tx(Ptr<const Packet> p)
+    {
+        uint8_t op;
+        uint32_t psn;
+        if (ParseBth(p, op, psn) && RoceBthHeader::IsData(op))
+        {
+            m_times.push_back(Simulator::Now());
+        }
+    }
+
+    void DoRun() override
+    {
+        const double rate = 1e9;
+        RoceHelper roce;
+        roce.SetCongestionControl("ns3::RoceTestRateCc");
+        TwoHosts h = MakeTwoHosts(roce, g_line, MTU);
+        auto [s, r] = roce.CreateQp(h.sender, h.receiver);
+        DynamicCast<RoceTestRateCc>(s->GetCongestionControl())->SetRate(rate);
+        h.sender->TraceConnectWithoutContext("MacTx",
+                                             MakeCallback(&RocePacedGapTestCase::Tx, this));
+        s->PostWrite(uint64_t(MTU) * 4);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(m_times.size(), 4, "four data packets");
+        const uint32_t reth = 16;
+        for (size_t k = 1; k < m_times.size(); ++k)
+        {
+            uint32_t wire = WIRE + (k == 1 ? reth : 0); // the packet before the gap
+            Time gap = Seconds(wire * 8.0 / rate);
+            NS_TEST_EXPECT_MSG_EQ_TOL(m_times[k] - m_times[k - 1],
+                                      gap,
+                                      NanoSeconds(1),
+                                      "gap " << k << " is not the wire bytes at the QP's rate");
+        }
+        Simulator::Destroy();
+    }
+
+    std::vector<Time> m_times;
+};
+
 /// Key of one QP in Config context paths: node, device, QP slot.
 std::string
 QpKey(const std::string& context)
@@ -427,6 +488,7 @@ class Rocev2NicSchedulerTestSuite : public TestSuite
     {
         AddTestCase(new RoceRateRiseWhileWaitingTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RocePacedNextToUnpacedTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RocePacedGapTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceConfigPathsTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFindNicTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceRoundRobinFairnessTestCase, RoceTestDuration::EXTENSIVE);
