@@ -23,6 +23,8 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <string>
+#include <tuple>
+#include <vector>
 
 using namespace ns3;
 
@@ -222,6 +224,75 @@ TEST(DcqcnRate, AlphaUpdatePerIntervalFollowsConnectX)
     const double a104 = std::pow(1 - g, 3) + g; // [100,101) raised, two decayed, [103,104) raised
     EXPECT_NEAR(cxAt104, LINE / 2 * (1 - a104 / 2), 1);
     EXPECT_NEAR(cxAlpha110, a104 * std::pow(1 - g, 6), 1e-12);
+}
+
+/**
+ * DecreaseTiming on a queue pair's DCQCN, 100 Gb/s, PerInterval alpha with
+ * a 1 us period, decrease period 4 us, g = 1/256. CNPs at 100, 100.5,
+ * 103.5, 112.5 and 120 us. Grid (the HPCC simulator): the first CNP starts
+ * the grid 104, 108, ... and cuts nothing itself; 104 closes [100, 104) with
+ * CNPs and cuts by alpha (1-g)^3 + g (as in AlphaUpdatePerIntervalFollowsConnectX);
+ * 108 and 112 saw none; 116 cuts for the CNP at 112.5; the CNP at 120, on a
+ * grid point, comes after that point's check and is answered at 124. AtCnp:
+ * the first CNP cuts at once, 112.5 (more than 4 us after the last cut at
+ * 104) at once, 120 at once.
+ */
+TEST(DcqcnRate, DecreaseTimingGridFollowsTheHpccSimulator)
+{
+    const double g = 1.0 / 256;
+    auto make = [g](const char* timing) {
+        Ptr<RoceCcDcqcn> cc = CreateObject<RoceCcDcqcn>();
+        cc->SetAttribute("AlphaUpdate", StringValue("PerInterval"));
+        cc->SetAttribute("DecreaseTiming", StringValue(timing));
+        cc->SetAttribute("AlphaUpdateInterval", TimeValue(MicroSeconds(1)));
+        cc->SetAttribute("RateDecreasePeriod", TimeValue(MicroSeconds(4)));
+        cc->SetAttribute("RateIncreaseTimer", TimeValue(MilliSeconds(10)));
+        cc->SetAttribute("G", DoubleValue(g));
+        cc->SetAttribute("InitialAlpha", DoubleValue(1.0));
+        cc->SetAttribute("ByteCounter", UintegerValue(0));
+        RoceCcContext ctx;
+        ctx.lineRate = DataRate("100Gbps");
+        cc->Init(ctx);
+        return cc;
+    };
+    Ptr<RoceCcDcqcn> grid = make("Grid");
+    Ptr<RoceCcDcqcn> atCnp = make("AtCnp");
+    for (int64_t ns : {100000, 100500, 103500, 112500, 120000})
+    {
+        Simulator::Schedule(NanoSeconds(ns), [&]() {
+            grid->OnCnp();
+            atCnp->OnCnp();
+        });
+    }
+    // (time in ns, decreases of Grid, decreases of AtCnp) just after each moment
+    std::vector<std::tuple<int64_t, uint64_t, uint64_t>> expected = {{100001, 0, 1},
+                                                                     {103999, 0, 1},
+                                                                     {104001, 1, 2},
+                                                                     {112499, 1, 2},
+                                                                     {112501, 1, 3},
+                                                                     {115999, 1, 3},
+                                                                     {116001, 2, 3},
+                                                                     {120001, 2, 4},
+                                                                     {123999, 2, 4},
+                                                                     {124001, 3, 4}};
+    std::vector<std::tuple<int64_t, uint64_t, uint64_t>> seen;
+    double gridAt104 = 0;
+    for (const auto& e : expected)
+    {
+        int64_t ns = std::get<0>(e);
+        Simulator::Schedule(NanoSeconds(ns), [&, ns]() {
+            seen.emplace_back(ns, grid->GetDecreases(), atCnp->GetDecreases());
+            if (ns == 104001)
+            {
+                gridAt104 = grid->GetRate();
+            }
+        });
+    }
+    Simulator::Run();
+    Simulator::Destroy();
+    EXPECT_EQ(seen, expected);
+    const double a104 = std::pow(1 - g, 3) + g;
+    EXPECT_NEAR(gridAt104, LINE * (1 - a104 / 2), 1);
 }
 
 TEST(DcqcnRate, FirstCnpHalvesTheRateWithAlphaOne)

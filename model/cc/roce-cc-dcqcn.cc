@@ -298,6 +298,28 @@ RoceCcDcqcn::GetTypeId()
                 EnumValue(ALPHA_ON_CNP),
                 RoceMakeEnumAccessor<RoceCcDcqcn::AlphaUpdate>(&RoceCcDcqcn::m_alphaUpdate),
                 MakeEnumChecker(ALPHA_ON_CNP, "OnCnp", ALPHA_PER_INTERVAL, "PerInterval"))
+            .AddAttribute(
+                "DecreaseTiming",
+                "When a CNP's rate decrease applies, with RateDecreasePeriod P > 0. AtCnp: "
+                "at the CNP if the last decrease is P or more ago, else at the end of that "
+                "P, which answers every CNP that came meanwhile. Grid (the HPCC simulator's "
+                "DCQCN, its RATE_DECREASE_INTERVAL): at the points P, 2P, ... after the "
+                "queue pair's first CNP, each that closes a P with a CNP in it; the first "
+                "decrease comes P after the first CNP.",
+                EnumValue(DECREASE_AT_CNP),
+                RoceMakeEnumAccessor<RoceCcDcqcn::DecreaseTiming>(&RoceCcDcqcn::m_decreaseTiming),
+                MakeEnumChecker(DECREASE_AT_CNP, "AtCnp", DECREASE_ON_GRID, "Grid"))
+            .AddAttribute(
+                "Notification",
+                "How a receiver tells a sender that its packets were CE-marked. Cnp: a CNP "
+                "frame (CnpPriority's class) for a CE-marked packet, at most one per "
+                "CnpInterval (RoCEv2 Annex A17). AckEcn: no CNP frames; the ACK of a "
+                "CE-marked packet carries BTH BECN in the ACK's class, and the sender takes "
+                "each such ACK as a CNP (the HPCC simulator's DCQCN, whose CNP is a flag on "
+                "its per-packet ACKs). AckEcn needs an ACK per packet to see every mark.",
+                EnumValue(NOTIFY_CNP),
+                RoceMakeEnumAccessor<RoceCcDcqcn::Notification>(&RoceCcDcqcn::m_notification),
+                MakeEnumChecker(NOTIFY_CNP, "Cnp", NOTIFY_ACK_ECN, "AckEcn"))
             .AddAttribute("IdleTimers",
                           "What the rate-increase timer does while the queue pair has nothing "
                           "to send: run (fire until the rate is back at line rate) or sleep "
@@ -375,7 +397,9 @@ RoceCcDcqcn::RoceCcDcqcn(const RoceCcDcqcn& other)
       m_decreasePeriod(other.m_decreasePeriod),
       m_cnpInterval(other.m_cnpInterval),
       m_idleTimers(other.m_idleTimers),
-      m_alphaUpdate(other.m_alphaUpdate)
+      m_alphaUpdate(other.m_alphaUpdate),
+      m_decreaseTiming(other.m_decreaseTiming),
+      m_notification(other.m_notification)
 {
     m_rm.GetParams() = other.m_rm.GetParams(); // the attributes; the state starts afresh
 }
@@ -583,6 +607,23 @@ RoceCcDcqcn::OnCnp()
         return;
     }
     Time now = RoceNow();
+    if (m_decreaseTiming == DECREASE_ON_GRID && m_decreasePeriod > 0)
+    {
+        // The next grid point strictly after now: a CNP at a grid point
+        // comes after that point's check, which ran first.
+        if (!m_decreaseState)
+        {
+            m_decreaseState = std::make_unique<DecreaseState>();
+            m_decreaseState->gridAnchor = now.GetTimeStep();
+        }
+        int64_t since = now.GetTimeStep() - m_decreaseState->gridAnchor;
+        int64_t due =
+            m_decreaseState->gridAnchor + (since / m_decreasePeriod + 1) * m_decreasePeriod;
+        m_decreaseState->cnpPending = true;
+        m_decreaseState->deferredEvent =
+            RoceSchedule<&RoceCcDcqcn::DeferredDecrease>(TimeStep(due) - now, this);
+        return;
+    }
     if (m_decreasePeriod > 0 && m_decreaseState &&
         now < m_decreaseState->lastDecrease + TimeStep(m_decreasePeriod))
     {
@@ -725,9 +766,22 @@ RoceCcDcqcn::OnSend(uint32_t payloadBytes, uint32_t /* wireBytes */)
     }
 }
 
+void
+RoceCcDcqcn::OnAck(const RoceAckEvent& ack)
+{
+    if (m_notification == NOTIFY_ACK_ECN && ack.ecnEcho)
+    {
+        OnCnp();
+    }
+}
+
 bool
 RoceCcDcqcn::OnCeReceived()
 {
+    if (m_notification == NOTIFY_ACK_ECN)
+    {
+        return false; // the next ACK carries the mark
+    }
     Time now = RoceNow();
     if (m_lastCnpSent != NEVER && now.GetTimeStep() < m_lastCnpSent + m_cnpInterval)
     {

@@ -185,6 +185,20 @@ class RoceCcDcqcn : public RoceCongestionOps
         ALPHA_PER_INTERVAL, //!< each timer period raises it if a CNP came, else decays it
     };
 
+    /** When a CNP's rate decrease applies (the DecreaseTiming attribute). */
+    enum DecreaseTiming
+    {
+        DECREASE_AT_CNP,  //!< at the CNP, or at the end of the RateDecreasePeriod it fell in
+        DECREASE_ON_GRID, //!< on a RateDecreasePeriod grid from the first CNP (the HPCC simulator)
+    };
+
+    /** How the notification point tells the reaction point (the Notification attribute). */
+    enum Notification
+    {
+        NOTIFY_CNP,     //!< CNP frames, at most one per CnpInterval (RoCEv2, ConnectX)
+        NOTIFY_ACK_ECN, //!< the ACK of a CE-marked packet, flagged BECN (the HPCC simulator)
+    };
+
     /** What the rate-increase timer does while the queue pair is idle. */
     enum IdleTimers
     {
@@ -204,6 +218,7 @@ class RoceCcDcqcn : public RoceCongestionOps
     Ptr<RoceCongestionOps> Fork() override;
     void Init(const RoceCcContext& ctx) override;
     void OnSend(uint32_t payloadBytes, uint32_t wireBytes) override;
+    void OnAck(const RoceAckEvent& ack) override;
     void OnCnp() override;
     bool OnCeReceived() override;
 
@@ -298,6 +313,7 @@ class RoceCcDcqcn : public RoceCongestionOps
         Time lastDecrease;      //!< when the last decrease applied
         EventId deferredEvent;  //!< the deferred decrease
         bool cnpPending{false}; //!< a CNP awaits the deferred decrease
+        int64_t gridAnchor{0};  //!< DECREASE_ON_GRID: the first CNP, time steps
     };
 
     /** \param h the HyperIncrease attribute */
@@ -352,9 +368,11 @@ class RoceCcDcqcn : public RoceCongestionOps
     int64_t m_nextIncrease{0};               //!< while asleep: the timer's next expiry, time steps
     IdleTimers m_idleTimers{IDLE_SLEEP};     //!< IdleTimers attribute
     AlphaUpdate m_alphaUpdate{ALPHA_ON_CNP}; //!< AlphaUpdate attribute
-    bool m_alphaStarted{false};              //!< PerInterval: the first CNP came
-    bool m_cnpInPeriod{false};               //!< PerInterval: a CNP in the current period
-    int64_t m_lastCnpSent{NEVER};            //!< NP: when this QP last asked for a CNP, time steps
+    DecreaseTiming m_decreaseTiming{DECREASE_AT_CNP}; //!< DecreaseTiming attribute
+    Notification m_notification{NOTIFY_CNP};          //!< Notification attribute
+    bool m_alphaStarted{false};                       //!< PerInterval: the first CNP came
+    bool m_cnpInPeriod{false};                        //!< PerInterval: a CNP in the current period
+    int64_t m_lastCnpSent{NEVER}; //!< NP: when this QP last asked for a CNP, time steps
 
     /** m_lastCnpSent before the first CNP */
     static constexpr int64_t NEVER = std::numeric_limits<int64_t>::min();

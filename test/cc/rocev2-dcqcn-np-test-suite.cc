@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * DCQCN on running queue pairs: the notification point's CNP pacing
- * against real ECN marks, and the parameters each preset installs on NICs
- * and switches.
+ * against real ECN marks, notifications carried by ACKs (Notification
+ * AckEcn), and the parameters each preset installs on NICs and switches.
  *
  * Expected values come from the equations of DCQCN (Zhu et al., SIGCOMM
  * 2015; DESIGN §6, doc/rocev2.rst), transcribed here independently of the
@@ -181,6 +181,128 @@ class DcqcnCnpIntervalTestCase : public TestCase
 
 /**
  * \ingroup rocev2
+ * Notification AckEcn (the HPCC simulator's DCQCN): the scenario of the
+ * CnpInterval case, every CE mark a notification (CnpInterval 0) and every
+ * notification a decrease (RateDecreasePeriod 0). The receiver sends no CNP
+ * frame although CE marks arrive; each of its ACKs carries BECN exactly when
+ * a CE-marked packet arrived since its previous ACK; and each sender
+ * decreases once per BECN ACK that reaches its wire (its MacRx), no more, no
+ * fewer.
+ */
+class DcqcnAckEcnTestCase : public TestCase
+{
+  public:
+    DcqcnAckEcnTestCase()
+        : TestCase("DCQCN Notification AckEcn: no CNP frames, one decrease per ACK with BECN")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NodeContainer sw(1);
+        NodeContainer hosts(3);
+        RoceSwitchHelper switches;
+        RoceHelper roce;
+        roce.SetDeviceAttribute("DataRate", StringValue("25Gbps"));
+        roce.SetChannelAttribute("Delay", StringValue("1us"));
+        roce.SetNicAttribute("PayloadMtu", UintegerValue(MTU));
+        RoceCcHelper("dcqcn", "paper-2015").Configure(roce, switches);
+        roce.SetCongestionControlAttribute("CnpInterval", TimeValue(Time(0)));
+        roce.SetCongestionControlAttribute("RateDecreasePeriod", TimeValue(Time(0)));
+        roce.SetCongestionControlAttribute("Notification", StringValue("AckEcn"));
+        switches.SetEcnStepMarking(QueueSize("20KB"), DataRate(0));
+        switches.Install(sw);
+        NetDeviceContainer nics;
+        for (uint32_t h = 0; h < 3; ++h)
+        {
+            nics.Add(roce.Install(hosts.Get(h), sw.Get(0)).Get(0));
+        }
+        RoceSwitchHelper::PopulateRoutes();
+        RoceSwitchHelper::AssignStreams(7);
+        std::vector<Ptr<RoceQueuePair>> senders;
+        std::vector<Ptr<RoceQueuePair>> receivers;
+        for (uint32_t s = 1; s < 3; ++s)
+        {
+            auto qps = roce.CreateQp(nics.Get(s), nics.Get(0));
+            senders.push_back(qps.first);
+            receivers.push_back(qps.second);
+            qps.first->PostWrite(FLOW_BYTES);
+        }
+        // The receiver's frames in order: a CE-marked data frame sets "marked",
+        // its next ACK must carry BECN and clears it.
+        std::map<uint32_t, bool> marked; // sender address -> CE since the last ACK
+        uint32_t cnpFrames = 0;
+        uint32_t wrongBecn = 0;
+        uint32_t becnSent = 0;
+        Ptr<NetDevice> rx = nics.Get(0);
+        rx->TraceConnectWithoutContext(
+            "MacRx",
+            Callback<void, Ptr<const Packet>>([&marked](Ptr<const Packet> p) {
+                RoceFrame f = RoceFrame::Parse(*p);
+                if (f.isRoce && RoceBthHeader::IsData(f.opcode) && f.ecn == Ipv4Header::ECN_CE)
+                {
+                    marked[f.srcIp] = true;
+                }
+            }));
+        rx->TraceConnectWithoutContext("MacTx",
+                                       Callback<void, Ptr<const Packet>>([&](Ptr<const Packet> p) {
+                                           RoceFrame f = RoceFrame::Parse(*p);
+                                           if (f.isRoce && f.opcode == RoceBthHeader::CNP)
+                                           {
+                                               ++cnpFrames;
+                                           }
+                                           else if (f.isRoce &&
+                                                    f.opcode == RoceBthHeader::ACKNOWLEDGE)
+                                           {
+                                               bool becn = (f.bthByte4 & BECN) != 0;
+                                               wrongBecn += becn != marked[f.dstIp];
+                                               becnSent += becn;
+                                               marked[f.dstIp] = false;
+                                           }
+                                       }));
+        std::vector<uint32_t> becnArrived(senders.size(), 0);
+        for (std::size_t q = 0; q < senders.size(); ++q)
+        {
+            nics.Get(q + 1)->TraceConnectWithoutContext(
+                "MacRx",
+                Callback<void, Ptr<const Packet>>([&becnArrived, q](Ptr<const Packet> p) {
+                    RoceFrame f = RoceFrame::Parse(*p);
+                    if (f.isRoce && f.opcode == RoceBthHeader::ACKNOWLEDGE &&
+                        (f.bthByte4 & BECN) != 0)
+                    {
+                        ++becnArrived[q];
+                    }
+                }));
+        }
+        Simulator::Stop(MilliSeconds(20));
+        Simulator::Run();
+
+        NS_TEST_EXPECT_MSG_EQ(cnpFrames, 0u, "the receiver sent CNP frames");
+        NS_TEST_EXPECT_MSG_EQ(wrongBecn, 0u, "ACKs whose BECN is not the CE since the last ACK");
+        uint64_t ce = 0;
+        for (std::size_t q = 0; q < senders.size(); ++q)
+        {
+            NS_TEST_EXPECT_MSG_EQ(receivers[q]->GetStats().bytesDelivered, FLOW_BYTES, "delivered");
+            NS_TEST_EXPECT_MSG_EQ(receivers[q]->GetStats().cnpSent, 0u, "no CNP counted");
+            ce += receivers[q]->GetStats().ceReceived;
+            Ptr<RoceCcDcqcn> cc = DynamicCast<RoceCcDcqcn>(senders[q]->GetCongestionControl());
+            NS_TEST_EXPECT_MSG_GT(becnArrived[q], 10u, "sender " << q << " saw BECN ACKs");
+            NS_TEST_EXPECT_MSG_EQ(cc->GetDecreases(),
+                                  becnArrived[q],
+                                  "sender " << q << ": one decrease per ACK with BECN");
+        }
+        NS_TEST_EXPECT_MSG_GT(ce, 20u, "the switch marked");
+        NS_TEST_EXPECT_MSG_EQ(becnArrived[0] + becnArrived[1], becnSent, "every BECN ACK arrived");
+        Simulator::Destroy();
+    }
+
+    static constexpr uint64_t FLOW_BYTES = 4000000; //!< bytes each sender writes
+    static constexpr uint8_t BECN = 0x40;           //!< BTH byte 4: BECN
+};
+
+/**
+ * \ingroup rocev2
  * What RoceCcHelper installs for a DCQCN preset, read back from a running
  * fabric at several link rates: the switch ports' RoceEgressQueueDisc
  * Kmin, Kmax (at the port's rate) and Pmax, and the DCQCN attributes of both
@@ -319,6 +441,7 @@ class RoceDcqcnNpTestSuite : public TestSuite
     {
         AddTestCase(new DcqcnCnpIntervalTestCase(MicroSeconds(20)), RoceTestDuration::QUICK);
         AddTestCase(new DcqcnCnpIntervalTestCase(Time(0)), RoceTestDuration::QUICK);
+        AddTestCase(new DcqcnAckEcnTestCase, RoceTestDuration::QUICK);
         using Spec = DcqcnPresetTestCase::Spec;
         AddTestCase(new DcqcnPresetTestCase(Spec{"paper-2015",
                                                  5e3,
