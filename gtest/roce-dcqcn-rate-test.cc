@@ -118,6 +118,30 @@ ExpectSame(const RoceDcqcnRateMachine& m, const Reference& r, const std::string&
     EXPECT_EQ(m.GetByteCount(), r.bc) << where;
 }
 
+/**
+ * \param options DCQCN attributes beyond the common ones
+ * \return a DCQCN at 100 Gb/s with g = 1/256, initial alpha 1, a 1 us alpha
+ * period, a 4 us decrease period and no byte counter, initialised
+ */
+Ptr<RoceCcDcqcn>
+MakeQpDcqcn(const std::vector<std::pair<std::string, std::string>>& options)
+{
+    Ptr<RoceCcDcqcn> cc = CreateObject<RoceCcDcqcn>();
+    cc->SetAttribute("AlphaUpdateInterval", TimeValue(MicroSeconds(1)));
+    cc->SetAttribute("RateDecreasePeriod", TimeValue(MicroSeconds(4)));
+    cc->SetAttribute("G", DoubleValue(1.0 / 256));
+    cc->SetAttribute("InitialAlpha", DoubleValue(1.0));
+    cc->SetAttribute("ByteCounter", UintegerValue(0));
+    for (const auto& [name, value] : options)
+    {
+        cc->SetAttribute(name, StringValue(value));
+    }
+    RoceCcContext ctx;
+    ctx.lineRate = DataRate("100Gbps");
+    cc->Init(ctx);
+    return cc;
+}
+
 } // namespace
 
 TEST(DcqcnPreset, ValuesMatchThePublishedSets)
@@ -187,21 +211,8 @@ TEST(DcqcnRate, AlphaTimerWithACnpAndADecreaseThatLeavesAlpha)
 TEST(DcqcnRate, AlphaUpdatePerIntervalFollowsConnectX)
 {
     const double g = 1.0 / 256;
-    auto make = [g](const char* rule) {
-        Ptr<RoceCcDcqcn> cc = CreateObject<RoceCcDcqcn>();
-        cc->SetAttribute("AlphaUpdate", StringValue(rule));
-        cc->SetAttribute("AlphaUpdateInterval", TimeValue(MicroSeconds(1)));
-        cc->SetAttribute("RateDecreasePeriod", TimeValue(MicroSeconds(4)));
-        cc->SetAttribute("G", DoubleValue(g));
-        cc->SetAttribute("InitialAlpha", DoubleValue(1.0));
-        cc->SetAttribute("ByteCounter", UintegerValue(0));
-        RoceCcContext ctx;
-        ctx.lineRate = DataRate("100Gbps");
-        cc->Init(ctx);
-        return cc;
-    };
-    Ptr<RoceCcDcqcn> paper = make("OnCnp");
-    Ptr<RoceCcDcqcn> cx = make("PerInterval");
+    Ptr<RoceCcDcqcn> paper = MakeQpDcqcn({{"AlphaUpdate", "OnCnp"}});
+    Ptr<RoceCcDcqcn> cx = MakeQpDcqcn({{"AlphaUpdate", "PerInterval"}});
     double paperFirst = 0;
     double cxFirst = 0;
     double cxAt104 = 0;
@@ -240,23 +251,13 @@ TEST(DcqcnRate, AlphaUpdatePerIntervalFollowsConnectX)
 TEST(DcqcnRate, DecreaseTimingGridFollowsTheHpccSimulator)
 {
     const double g = 1.0 / 256;
-    auto make = [g](const char* timing) {
-        Ptr<RoceCcDcqcn> cc = CreateObject<RoceCcDcqcn>();
-        cc->SetAttribute("AlphaUpdate", StringValue("PerInterval"));
-        cc->SetAttribute("DecreaseTiming", StringValue(timing));
-        cc->SetAttribute("AlphaUpdateInterval", TimeValue(MicroSeconds(1)));
-        cc->SetAttribute("RateDecreasePeriod", TimeValue(MicroSeconds(4)));
-        cc->SetAttribute("RateIncreaseTimer", TimeValue(MilliSeconds(10)));
-        cc->SetAttribute("G", DoubleValue(g));
-        cc->SetAttribute("InitialAlpha", DoubleValue(1.0));
-        cc->SetAttribute("ByteCounter", UintegerValue(0));
-        RoceCcContext ctx;
-        ctx.lineRate = DataRate("100Gbps");
-        cc->Init(ctx);
-        return cc;
-    };
-    Ptr<RoceCcDcqcn> grid = make("Grid");
-    Ptr<RoceCcDcqcn> atCnp = make("AtCnp");
+    // A 10 ms increase timer: no increase between the decreases.
+    Ptr<RoceCcDcqcn> grid = MakeQpDcqcn({{"AlphaUpdate", "PerInterval"},
+                                         {"DecreaseTiming", "Grid"},
+                                         {"RateIncreaseTimer", "10ms"}});
+    Ptr<RoceCcDcqcn> atCnp = MakeQpDcqcn({{"AlphaUpdate", "PerInterval"},
+                                          {"DecreaseTiming", "AtCnp"},
+                                          {"RateIncreaseTimer", "10ms"}});
     for (int64_t ns : {100000, 100500, 103500, 112500, 120000})
     {
         Simulator::Schedule(NanoSeconds(ns), [&]() {

@@ -34,6 +34,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <vector>
 
 using namespace ns3;
@@ -43,6 +44,56 @@ namespace
 
 /// Payload MTU of these tests: every data packet carries exactly this many bytes.
 constexpr uint32_t MTU = 1000;
+
+/// The 2:1 incast of the notification-point cases, built and posted.
+struct NpIncast
+{
+    NetDeviceContainer nics;                   //!< receiver first, then the two senders
+    std::vector<Ptr<RoceQueuePair>> senders;   //!< the senders' QPs
+    std::vector<Ptr<RoceQueuePair>> receivers; //!< their peers on the receiver
+};
+
+/**
+ * Two senders write `bytes` each to one receiver at 25 Gb/s through one
+ * switch with paper-2015's DCQCN and step marking above 20 KB (DCTCP-style,
+ * so that CE marks come in runs).
+ * \param ccAttributes DCQCN attributes set over the preset's
+ * \param bytes bytes each sender writes
+ * \return the NICs and queue pairs
+ */
+NpIncast
+MakeNpIncast(const std::vector<std::pair<std::string, std::string>>& ccAttributes, uint64_t bytes)
+{
+    NodeContainer sw(1);
+    NodeContainer hosts(3);
+    RoceSwitchHelper switches;
+    RoceHelper roce;
+    roce.SetDeviceAttribute("DataRate", StringValue("25Gbps"));
+    roce.SetChannelAttribute("Delay", StringValue("1us"));
+    roce.SetNicAttribute("PayloadMtu", UintegerValue(MTU));
+    RoceCcHelper("dcqcn", "paper-2015").Configure(roce, switches);
+    for (const auto& [name, value] : ccAttributes)
+    {
+        roce.SetCongestionControlAttribute(name, StringValue(value));
+    }
+    switches.SetEcnStepMarking(QueueSize("20KB"), DataRate(0));
+    switches.Install(sw);
+    NpIncast x;
+    for (uint32_t h = 0; h < 3; ++h)
+    {
+        x.nics.Add(roce.Install(hosts.Get(h), sw.Get(0)).Get(0));
+    }
+    RoceSwitchHelper::PopulateRoutes();
+    RoceSwitchHelper::AssignStreams(7);
+    for (uint32_t s = 1; s < 3; ++s)
+    {
+        auto qps = roce.CreateQp(x.nics.Get(s), x.nics.Get(0));
+        x.senders.push_back(qps.first);
+        x.receivers.push_back(qps.second);
+        qps.first->PostWrite(bytes);
+    }
+    return x;
+}
 
 } // namespace
 
@@ -77,34 +128,11 @@ class DcqcnCnpIntervalTestCase : public TestCase
     void DoRun() override
     {
         const std::string rate = "25Gbps";
-        NodeContainer sw(1);
-        NodeContainer hosts(3);
-        RoceSwitchHelper switches;
-        RoceHelper roce;
-        roce.SetDeviceAttribute("DataRate", StringValue(rate));
-        roce.SetChannelAttribute("Delay", StringValue("1us"));
-        roce.SetNicAttribute("PayloadMtu", UintegerValue(MTU));
-        RoceCcHelper("dcqcn", "paper-2015").Configure(roce, switches);
-        roce.SetCongestionControlAttribute("CnpInterval", TimeValue(m_interval));
-        // Step marking above 20 KB (DCTCP-style), so that CE marks come in runs.
-        switches.SetEcnStepMarking(QueueSize("20KB"), DataRate(0));
-        switches.Install(sw);
-        NetDeviceContainer nics;
-        for (uint32_t h = 0; h < 3; ++h)
-        {
-            nics.Add(roce.Install(hosts.Get(h), sw.Get(0)).Get(0));
-        }
-        RoceSwitchHelper::PopulateRoutes();
-        RoceSwitchHelper::AssignStreams(7);
-        std::vector<Ptr<RoceQueuePair>> senders;
-        std::vector<Ptr<RoceQueuePair>> receivers;
-        for (uint32_t s = 1; s < 3; ++s)
-        {
-            auto qps = roce.CreateQp(nics.Get(s), nics.Get(0));
-            senders.push_back(qps.first);
-            receivers.push_back(qps.second);
-            qps.first->PostWrite(FLOW_BYTES);
-        }
+        std::ostringstream interval;
+        interval << m_interval.GetNanoSeconds() << "ns";
+        NpIncast x = MakeNpIncast({{"CnpInterval", interval.str()}}, FLOW_BYTES);
+        const NetDeviceContainer& nics = x.nics;
+        const std::vector<Ptr<RoceQueuePair>>& receivers = x.receivers;
         std::map<uint32_t, std::vector<Time>> ce;   // receiver QPN -> CE arrivals
         std::map<uint32_t, std::vector<Time>> cnps; // sender address -> CNPs on the wire
         uint32_t largest = 0;
@@ -200,35 +228,12 @@ class DcqcnAckEcnTestCase : public TestCase
   private:
     void DoRun() override
     {
-        NodeContainer sw(1);
-        NodeContainer hosts(3);
-        RoceSwitchHelper switches;
-        RoceHelper roce;
-        roce.SetDeviceAttribute("DataRate", StringValue("25Gbps"));
-        roce.SetChannelAttribute("Delay", StringValue("1us"));
-        roce.SetNicAttribute("PayloadMtu", UintegerValue(MTU));
-        RoceCcHelper("dcqcn", "paper-2015").Configure(roce, switches);
-        roce.SetCongestionControlAttribute("CnpInterval", TimeValue(Time(0)));
-        roce.SetCongestionControlAttribute("RateDecreasePeriod", TimeValue(Time(0)));
-        roce.SetCongestionControlAttribute("Notification", StringValue("AckEcn"));
-        switches.SetEcnStepMarking(QueueSize("20KB"), DataRate(0));
-        switches.Install(sw);
-        NetDeviceContainer nics;
-        for (uint32_t h = 0; h < 3; ++h)
-        {
-            nics.Add(roce.Install(hosts.Get(h), sw.Get(0)).Get(0));
-        }
-        RoceSwitchHelper::PopulateRoutes();
-        RoceSwitchHelper::AssignStreams(7);
-        std::vector<Ptr<RoceQueuePair>> senders;
-        std::vector<Ptr<RoceQueuePair>> receivers;
-        for (uint32_t s = 1; s < 3; ++s)
-        {
-            auto qps = roce.CreateQp(nics.Get(s), nics.Get(0));
-            senders.push_back(qps.first);
-            receivers.push_back(qps.second);
-            qps.first->PostWrite(FLOW_BYTES);
-        }
+        NpIncast x = MakeNpIncast(
+            {{"CnpInterval", "0s"}, {"RateDecreasePeriod", "0s"}, {"Notification", "AckEcn"}},
+            FLOW_BYTES);
+        const NetDeviceContainer& nics = x.nics;
+        const std::vector<Ptr<RoceQueuePair>>& senders = x.senders;
+        const std::vector<Ptr<RoceQueuePair>>& receivers = x.receivers;
         // The receiver's frames in order: a CE-marked data frame sets "marked",
         // its next ACK must carry BECN and clears it.
         std::map<uint32_t, bool> marked; // sender address -> CE since the last ACK

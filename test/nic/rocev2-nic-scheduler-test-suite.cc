@@ -30,6 +30,24 @@ constexpr uint32_t MTU = 1024;
 /// Wire bytes of a full data packet: payload + headers, FCS, preamble and IFG.
 constexpr uint32_t WIRE = MTU + RoceNetDevice::DATA_WIRE_OVERHEAD;
 
+/**
+ * \param dev a NIC
+ * \param times receives the time each data frame starts on its wire (MacTx)
+ */
+void
+RecordDataTx(Ptr<NetDevice> dev, std::vector<Time>* times)
+{
+    dev->TraceConnectWithoutContext("MacTx",
+                                    Callback<void, Ptr<const Packet>>([times](Ptr<const Packet> p) {
+                                        uint8_t op;
+                                        uint32_t psn;
+                                        if (ParseBth(p, op, psn) && RoceBthHeader::IsData(op))
+                                        {
+                                            times->push_back(Simulator::Now());
+                                        }
+                                    }));
+}
+
 } // namespace
 
 namespace ns3
@@ -216,16 +234,6 @@ class RoceRateRiseWhileWaitingTestCase : public TestCase
     }
 
   private:
-    void Tx(Ptr<const Packet> p)
-    {
-        uint8_t op;
-        uint32_t psn;
-        if (ParseBth(p, op, psn) && RoceBthHeader::IsData(op))
-        {
-            m_times.push_back(Simulator::Now());
-        }
-    }
-
     void DoRun() override
     {
         RoceHelper roce;
@@ -234,9 +242,7 @@ class RoceRateRiseWhileWaitingTestCase : public TestCase
         auto [s, r] = roce.CreateQp(h.sender, h.receiver);
         Ptr<RoceTestRateCc> cc = DynamicCast<RoceTestRateCc>(s->GetCongestionControl());
         cc->SetRate(1e9);
-        h.sender->TraceConnectWithoutContext(
-            "MacTx",
-            MakeCallback(&RoceRateRiseWhileWaitingTestCase::Tx, this));
+        RecordDataTx(h.sender, &m_times);
         s->PostWrite(uint64_t(MTU) * 3);
         const Time rise = MicroSeconds(1);
         Simulator::Schedule(rise, &RoceTestRateCc::SetRate, cc, double(g_line.GetBitRate()));
@@ -275,16 +281,6 @@ class RocePacedGapTestCase : public TestCase
     }
 
   private:
-    void Tx(Ptr<const Packet> p)
-    {
-        uint8_t op;
-        uint32_t psn;
-        if (ParseBth(p, op, psn) && RoceBthHeader::IsData(op))
-        {
-            m_times.push_back(Simulator::Now());
-        }
-    }
-
     void DoRun() override
     {
         const double rate = 1e9;
@@ -293,8 +289,7 @@ class RocePacedGapTestCase : public TestCase
         TwoHosts h = MakeTwoHosts(roce, g_line, MTU);
         auto [s, r] = roce.CreateQp(h.sender, h.receiver);
         DynamicCast<RoceTestRateCc>(s->GetCongestionControl())->SetRate(rate);
-        h.sender->TraceConnectWithoutContext("MacTx",
-                                             MakeCallback(&RocePacedGapTestCase::Tx, this));
+        RecordDataTx(h.sender, &m_times);
         s->PostWrite(uint64_t(MTU) * 4);
         Simulator::Run();
         NS_TEST_ASSERT_MSG_EQ(m_times.size(), 4, "four data packets");
