@@ -296,6 +296,21 @@ TEST(DcqcnRate, DecreaseTimingGridFollowsTheHpccSimulator)
     EXPECT_NEAR(gridAt104, LINE * (1 - a104 / 2), 1);
 }
 
+/**
+ * Combinations of the HPCC simulator's mechanisms with a setting that would
+ * lose its meaning are refused at Init, naming both attributes.
+ */
+TEST(DcqcnRate, GridWithoutPeriodAndAckEcnWithCnpIntervalAreRefused)
+{
+    EXPECT_ROCE_ERROR(MakeQpDcqcn({{"DecreaseTiming", "Grid"}, {"RateDecreasePeriod", "0s"}}),
+                      "DecreaseTiming=Grid needs RateDecreasePeriod > 0");
+    EXPECT_ROCE_ERROR(MakeQpDcqcn({{"Notification", "AckEcn"}, {"CnpInterval", "50us"}}),
+                      "Notification=AckEcn sends no CNP frames, so CnpInterval=\\+?50");
+    // Both accepted with what they need.
+    EXPECT_EQ(MakeQpDcqcn({{"DecreaseTiming", "Grid"}})->GetDecreases(), 0u);
+    EXPECT_EQ(MakeQpDcqcn({{"Notification", "AckEcn"}, {"CnpInterval", "0s"}})->GetDecreases(), 0u);
+}
+
 TEST(DcqcnRate, FirstCnpHalvesTheRateWithAlphaOne)
 {
     RoceDcqcnRateMachine m;

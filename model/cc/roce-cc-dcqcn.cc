@@ -7,6 +7,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/roce-error.h"
 #include "ns3/roce-ns3-compat.h"
 #include "ns3/roce-pooled-event.h"
 #include "ns3/simulator.h"
@@ -492,6 +493,13 @@ RoceCcDcqcn::Init(const RoceCcContext& ctx)
               "would stop the queue pair for good");
     CheckRate("RateAi", GetRateParam<&RoceDcqcnRpParams::rateAi>(), "");
     CheckRate("RateHai", GetRateParam<&RoceDcqcnRpParams::rateHai>(), "");
+    ROCE_ERROR_IF(m_decreaseTiming == DECREASE_ON_GRID && m_decreasePeriod == 0,
+                  "ns3::RoceCcDcqcn: DecreaseTiming=Grid needs RateDecreasePeriod > 0 (the "
+                  "grid's step), not 0");
+    ROCE_ERROR_IF(m_notification == NOTIFY_ACK_ECN && m_cnpInterval != 0,
+                  "ns3::RoceCcDcqcn: Notification=AckEcn sends no CNP frames, so CnpInterval="
+                      << GetCnpInterval().As(Time::US)
+                      << " would be ignored; set CnpInterval=0s (the ACKs carry every mark)");
     double oldAlpha = m_rm.GetAlpha();
     double oldTarget = m_rm.GetTargetRate();
     m_rm.Init(GetRpParams(ctx.lineRate));
@@ -773,6 +781,12 @@ RoceCcDcqcn::OnAck(const RoceAckEvent& ack)
     {
         OnCnp();
     }
+}
+
+bool
+RoceCcDcqcn::EcnEchoIsCnp() const
+{
+    return m_notification == NOTIFY_ACK_ECN;
 }
 
 bool

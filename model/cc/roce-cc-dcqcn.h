@@ -221,6 +221,7 @@ class RoceCcDcqcn : public RoceCongestionOps
     void OnAck(const RoceAckEvent& ack) override;
     void OnCnp() override;
     bool OnCeReceived() override;
+    bool EcnEchoIsCnp() const override;
 
     /**
      * \brief The rate-machine parameters these attributes give.

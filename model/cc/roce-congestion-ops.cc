@@ -222,6 +222,12 @@ RoceCongestionOps::OnCeReceived()
 }
 
 bool
+RoceCongestionOps::EcnEchoIsCnp() const
+{
+    return false;
+}
+
+bool
 RoceCongestionOps::WantsInt() const
 {
     return false;

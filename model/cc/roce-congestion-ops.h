@@ -154,6 +154,13 @@ class RoceCongestionOps : public Object
      */
     virtual bool OnCeReceived();
 
+    /**
+     * \return true if an ACK with BTH BECN is this congestion control's
+     * congestion notification (DCQCN's Notification AckEcn): the queue pair
+     * then counts it among the CNPs it received
+     */
+    virtual bool EcnEchoIsCnp() const;
+
     /** \return true if data packets should ask switches for INT records (HPCC) */
     virtual bool WantsInt() const;
 

@@ -83,6 +83,10 @@ RoceQueuePair::AckUpTo(uint64_t newUna,
         m_rttValid = false;
         m_cc->RecordRtt(ev.rtt);
     }
+    if (ecnEcho && m_cc->EcnEchoIsCnp())
+    {
+        ++m_stats.cnpReceived;
+    }
     double rateBefore = m_cc->GetRate();
     m_cc->OnAck(ev);
     if (m_cc->GetRate() > rateBefore)

@@ -183,7 +183,7 @@ class RoceQueuePair : public Object, private RoceCcRateListener
         uint64_t acksSent{0};             //!< ACKs sent (receiver)
         uint64_t ceReceived{0};           //!< CE-marked data packets (receiver)
         uint64_t cnpSent{0};              //!< CNPs sent (receiver)
-        uint64_t cnpReceived{0};          //!< CNPs received (sender)
+        uint64_t cnpReceived{0};          //!< CNPs received, or ACKs taken as CNPs (sender)
     };
 
     /** \return the counters */

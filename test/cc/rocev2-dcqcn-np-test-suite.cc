@@ -296,6 +296,9 @@ class DcqcnAckEcnTestCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ(cc->GetDecreases(),
                                   becnArrived[q],
                                   "sender " << q << ": one decrease per ACK with BECN");
+            NS_TEST_EXPECT_MSG_EQ(senders[q]->GetStats().cnpReceived,
+                                  becnArrived[q],
+                                  "sender " << q << ": each ACK with BECN counted as a CNP");
         }
         NS_TEST_EXPECT_MSG_GT(ce, 20u, "the switch marked");
         NS_TEST_EXPECT_MSG_EQ(becnArrived[0] + becnArrived[1], becnSent, "every BECN ACK arrived");
