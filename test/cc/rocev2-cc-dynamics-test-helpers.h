@@ -567,7 +567,10 @@ Timely()
  * newcomer at line rate keeps about half the aggregate after the first cuts:
  * JoinContraction(k, 1/2) e-folds, plus half an e-fold for the aggregate to
  * climb back from a halving, plus F periods of fast recovery. After a leave
- * each flow climbs G / (k (k + 1)) at R_AI per period.
+ * each flow climbs G / (k (k + 1)) at R_AI per period. The others keep the
+ * spread they had before it: up to the half of the mean the starvation check
+ * allows, shrunk by k / (k + 1) as the additive climb raises the mean, which
+ * the cuts must then contract to the tolerance at one e-fold per tau.
  *
  * Since tau grows with G, the paper's parameter set (paper-2015) runs at the
  * paper's 40 Gb/s: at 100 Gb/s the same convergence takes 2.5 times as long
@@ -604,6 +607,12 @@ Dcqcn(const std::string& preset, double linkBps)
         else
         {
             periods = goodput / (k * (k + 1.0)) / rai + f;
+            if (k > 1)
+            {
+                double tau = goodput / (k * rai);
+                double spread = 0.5 * k / (k + 1.0);
+                periods += tau * std::log(std::max(1.0, spread / SHARE_TOLERANCE));
+            }
         }
         return period * periods;
     };

@@ -286,11 +286,13 @@ class RoceCcDynamicsTestSuite : public TestSuite
         }
         AddTestCase(new CcDynamicsTestCase(Dcqcn("paper-2015", 40e9), 8),
                     RoceTestDuration::TAKES_FOREVER);
-        // With 16 DCQCN flows the R_AI-only fluid bound is not met (the join
-        // to 16 flows takes 36.5 ms against 27.4 ms, the first leave 6.5 ms
-        // against 2 ms): every cut restarts F fast-recovery periods that add
-        // no R_AI, which the estimate leaves out. The time is printed; the
-        // share after the bound is asserted.
+        // With 16 DCQCN flows the R_AI-only fluid bound is not always met
+        // (the first leave, to 15 flows, took 9.9 ms against 7.8 ms; an
+        // earlier pacing, which sent 1.3 % slow, made the join to 16 take
+        // 36.5 ms against 27.4 ms): every cut restarts F fast-recovery
+        // periods that add no R_AI, which the estimate leaves out, and with
+        // 15 flows tau is 62 periods against 16 of climb. The time is
+        // printed; the share after the bound is asserted.
         AddTestCase(new CcDynamicsTestCase(Dcqcn("paper-2015", 40e9), 16, false),
                     RoceTestDuration::TAKES_FOREVER);
     }
