@@ -83,11 +83,17 @@ main(int argc, char* argv[])
     uint32_t mtu = 0; // 1000 unless given
     bool quiet = false;
     bool rates = false;
+    std::string framing = "ethernet";
 
     RoceCommandLine cmd(__FILE__);
     cmd.Usage("Run an HPCC-lineage experiment (config.txt, or topology and flow files) and "
               "report FCT slowdown, PFC and run statistics.");
     cmd.AddValue("config", "An HPCC-lineage config.txt (its keys set everything)", config);
+    cmd.AddValue("framing",
+                 "With --config: ethernet (RoCEv2 frames on Ethernet, 1,082 wire bytes per "
+                 "1,000-byte payload) or hpcc-sim (the HPCC simulator's packets, 1,036 with "
+                 "DCQCN; not for CC_MODE 3)",
+                 framing);
     cmd.AddValue("topology", "An HPCC-format topology file (without --config)", topologyFile);
     cmd.AddValue("flows", "An HPCC-format flow file (without --config)", flowFile);
     cmd.AddCongestionControl(cc, preset); // neither given: --dcqcn-preset=hpcc-sim
@@ -111,6 +117,11 @@ main(int argc, char* argv[])
                   "--config sets the topology and flows: give either --config or "
                   "--topology/--flows");
     ROCE_ERROR_IF(load < 0 || load > 1, "--load=" << load << " is not in [0, 1]");
+    const RoceHpccConfig::Framing framingChoice =
+        RoceHpccConfig::ParseFraming(framing, "--framing");
+    ROCE_ERROR_IF(framingChoice != RoceHpccConfig::ETHERNET && config.empty(),
+                  "--framing=" << framing << " sizes frames as the HPCC simulator's for a "
+                               << "config's CC_MODE: give --config");
     ROCE_ERROR_IF(load > 0 && !flowFile.empty(),
                   "--load generates the flows: give either --load or --flows");
     // What a config file sets is not also taken from the command line.
@@ -147,6 +158,7 @@ main(int argc, char* argv[])
     if (!config.empty())
     {
         hpcc = RoceHpccConfig::Read(FindDataFile(config));
+        hpcc.framing = framingChoice;
         topologyFile = FindDataFile(hpcc.Resolve(hpcc.topologyFile));
         // With --load the config's settings run generated flows instead of
         // its FLOW_FILE.
@@ -306,7 +318,8 @@ main(int argc, char* argv[])
     std::cout << std::fixed << std::setprecision(3)
               << "rocev2-hpcc-compat: " << topology.nodes - topology.switches.size() << " hosts, "
               << topology.switches.size() << " switches, " << flows.size() << " flows, cc " << cc
-              << (preset.empty() ? "" : " (" + preset + ")") << "\n"
+              << (preset.empty() ? "" : " (" + preset + ")") << ", framing " << framing << " ("
+              << RocePfcNetDevice::GetGlobalWireOverhead() << " wire bytes a frame)\n"
               << "  completed " << fctStats->GetCompleted() << "/" << flows.size()
               << ", slowdown p50 " << fctStats->GetSlowdownPercentile(50) << " p95 "
               << fctStats->GetSlowdownPercentile(95) << " p99 "

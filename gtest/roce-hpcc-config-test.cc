@@ -16,6 +16,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/global-value.h"
+#include "ns3/integer.h"
 #include "ns3/pointer.h"
 #include "ns3/queue-size.h"
 #include "ns3/roce-cc-dcqcn.h"
@@ -25,6 +26,7 @@
 #include "ns3/roce-cc-timely.h"
 #include "ns3/roce-device-walk.h"
 #include "ns3/roce-egress-queue-disc.h"
+#include "ns3/roce-fct-stats.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-hpcc-config.h"
 #include "ns3/roce-ns3-compat.h"
@@ -604,4 +606,92 @@ TEST(HpccConfigErrorTest, ValuesApplyCannotUse)
                       "rp.txt:3: RP_TIMER '1e300' is beyond the simulator's");
     EXPECT_EQ(RoceHpccConfig::Read(Write("stop4", base + "SIMULATOR_STOP_TIME 4\n")).stopTime,
               Seconds(4));
+}
+
+TEST(HpccConfig, TheSimulatorsFramingGivesItsPacketsWireBytes)
+{
+    // The HPCC simulator's data packet (its rdma-hw.cc builds it): PPP 2,
+    // IPv4 20, UDP 8, sequence header 6 (seq 4, pg 2), and the INT header of
+    // its mode (third.cc: TS for TIMELY, a timestamp of 8; PINT's 2-byte
+    // power; none for DCQCN and DCTCP). This module's: Ethernet 14, IPv4 20,
+    // UDP 8, BTH 12, ICRC 4 and PINT's 2-byte digest. A 1,000-byte payload
+    // must take the simulator's bytes on the wire.
+    const uint32_t payload = 1000;
+
+    const struct
+    {
+        uint32_t mode;
+        uint32_t theirs; // the simulator's packet
+        uint32_t ours;   // this module's frame, no FCS
+    } cases[] = {{1, payload + 36, payload + 58},
+                 {7, payload + 36 + 8, payload + 58},
+                 {8, payload + 36, payload + 58},
+                 {10, payload + 36 + 2, payload + 58 + 2}};
+
+    for (const auto& c : cases)
+    {
+        const std::string name = "framing" + std::to_string(c.mode);
+        Ptr<RoceQueuePair> qp = QpOf(name, "CC_MODE " + std::to_string(c.mode) + "\n");
+        RoceHpccConfig config = RoceHpccConfig::Read(Write(
+            name + "-cfg",
+            "TOPOLOGY_FILE t.txt\nFLOW_FILE f.txt\nCC_MODE " + std::to_string(c.mode) + "\n"));
+        EXPECT_EQ(config.GetWireOverhead(), RocePfcNetDevice::ETHERNET_WIRE_OVERHEAD);
+        config.framing = RoceHpccConfig::HPCC_SIM;
+        EXPECT_EQ(RocePfcNetDevice::WireBytes(c.ours, config.GetWireOverhead()), c.theirs)
+            << "CC_MODE " << c.mode;
+        // Apply() sets it for the devices built after it; Ethernet's again
+        // with the default framing.
+        Ptr<RoceNetDevice> nic = qp->GetNic();
+        EXPECT_EQ(nic->FrameWireBytes(payload + 58), payload + 58 + 24u);
+        Simulator::Destroy();
+        Config::Reset();
+    }
+    RoceHpccConfig hpcc = RoceHpccConfig::Read(
+        Write("framing3", "TOPOLOGY_FILE t.txt\nFLOW_FILE f.txt\nCC_MODE 3\n"));
+    hpcc.framing = RoceHpccConfig::HPCC_SIM;
+    EXPECT_ROCE_ERROR(hpcc.GetWireOverhead(),
+                      "framing3.txt: CC_MODE 3 \\(HPCC\\) with the hpcc-sim framing: the HPCC "
+                      "simulator's INT header is 42 bytes on every packet");
+    EXPECT_EQ(RoceHpccConfig::ParseFraming("hpcc-sim", "--framing"), RoceHpccConfig::HPCC_SIM);
+    EXPECT_EQ(RoceHpccConfig::ParseFraming("ethernet", "--framing"), RoceHpccConfig::ETHERNET);
+    EXPECT_ROCE_ERROR(RoceHpccConfig::ParseFraming("ppp", "--framing"),
+                      "--framing=ppp: the framing is ethernet or hpcc-sim");
+}
+
+TEST(HpccConfig, AppliedFramingReachesTheDevicesAndTheIdealFct)
+{
+    // DCQCN (CC_MODE 1) with the simulator's framing: a NIC built after
+    // Apply() puts a 1,058-byte data frame on the wire as 1,036 bytes, and
+    // its congestion control counts a full packet as 1,036 wire bytes.
+    const std::string topo =
+        Write("applied-topo", "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n");
+    RoceHpccConfig c = RoceHpccConfig::Read(Write(
+        "applied",
+        "TOPOLOGY_FILE " + topo + "\nFLOW_FILE f.txt\nPACKET_PAYLOAD_SIZE 1000\nCC_MODE 1\n"));
+    c.framing = RoceHpccConfig::HPCC_SIM;
+    const RoceHpccFormat::Topology t = RoceHpccFormat::ReadTopology(c.Resolve(c.topologyFile));
+    RoceHelper roce;
+    RoceSwitchHelper switches;
+    c.Apply(roce, switches, t);
+    NodeContainer nodes = RoceHpccFormat::Build(t, roce, switches);
+    Ptr<RoceNetDevice> a = RoceHelper::GetNic(nodes.Get(0));
+    Ptr<RoceNetDevice> b = RoceHelper::GetNic(nodes.Get(1));
+    EXPECT_EQ(a->FrameWireBytes(1058), 1036u);
+    EXPECT_EQ(a->TxTime(1058), PicoSeconds(1036 * 80)); // 8 bits at 100 Gb/s: 80 ps a byte
+    // One 1,000-byte message alone on two hops: the packet crosses both
+    // (1,036 + 16 RETH bytes each), the 62-byte ACK both back (40 bytes
+    // each), and 4 us of propagation: 4,174.72 ns, within the time step
+    // (1 ns) the result is rounded to.
+    const Time ideal = RoceFctStats::IdealFct(a, b, 1000);
+    EXPECT_NEAR(ideal.GetPicoSeconds(), 2 * (1052 + 40) * 80 + 4000000, 1000);
+    Simulator::Destroy();
+    // A framing the program set some other way is not overridden silently.
+    Config::SetGlobal("RoceFrameWireOverhead", IntegerValue(30));
+    RoceHelper roce2;
+    RoceSwitchHelper switches2;
+    EXPECT_ROCE_ERROR(c.Apply(roce2, switches2, t),
+                      "RoceFrameWireOverhead=30 and the hpcc-sim framing, which sets it to -22: "
+                      "give one of them");
+    Config::Reset(); // the globals too: RoceFrameWireOverhead is 24 again
+    EXPECT_EQ(RocePfcNetDevice::GetGlobalWireOverhead(), RocePfcNetDevice::ETHERNET_WIRE_OVERHEAD);
 }

@@ -61,6 +61,7 @@ cpp_examples = [
     ("rocev2-workload --pattern=incast --size=200000 --cc=dcqcn", "True", "False"),
     ("rocev2-workload --pattern=permutation --size=500000", "True", "False"),
     ("rocev2-hpcc-compat --config=examples/hpcc/config-tiny.txt --quiet", "True", "False"),
+    ("rocev2-hpcc-compat --config=examples/hpcc/config-tiny.txt --framing=hpcc-sim --quiet", "True", "False"),
     ("rocev2-hpcc-compat --topology=examples/hpcc/tiny-topology.txt --flows=examples/hpcc/tiny-flows.txt --cc=hpcc --quiet", "True", "False"),
     ("rocev2-hpcc-compat --topology=examples/hpcc/tiny-topology.txt --load=0.5 --duration=300us --cc=dctcp --monitor=rocev2-hpcc-compat-mon --quiet", "True", "False"),
     ("rocev2-pfc-deadlock --end=5ms", "True", "False"),

@@ -10,6 +10,7 @@
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/integer.h"
 #include "ns3/queue-size.h"
 #include "ns3/roce-cc-helper.h"
 #include "ns3/roce-cc-timely.h"
@@ -18,6 +19,7 @@
 #include "ns3/roce-error.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-shared-buffer-mmu.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch-port.h"
@@ -368,6 +370,39 @@ RoceHpccConfig::GetCcName() const
     return CcModes().at(ccMode);
 }
 
+RoceHpccConfig::Framing
+RoceHpccConfig::ParseFraming(const std::string& name, const std::string& field)
+{
+    if (name == "ethernet")
+    {
+        return ETHERNET;
+    }
+    ROCE_ERROR_IF(name != "hpcc-sim",
+                  field << "=" << name << ": the framing is ethernet or hpcc-sim");
+    return HPCC_SIM;
+}
+
+int32_t
+RoceHpccConfig::GetWireOverhead() const
+{
+    if (framing == ETHERNET)
+    {
+        return RocePfcNetDevice::ETHERNET_WIRE_OVERHEAD;
+    }
+    ROCE_ERROR_IF(ccMode == 3,
+                  path << ": CC_MODE 3 (HPCC) with the hpcc-sim framing: the HPCC simulator's "
+                          "INT header is 42 bytes on every packet, this module's INT 8 bytes per "
+                          "hop crossed, so no per-frame constant gives its packets' size; run "
+                          "HPCC with the ethernet framing");
+    // This module's data frame beyond its payload: Ethernet 14, IPv4 20,
+    // UDP 8, BTH 12, ICRC 4 (PINT's digest is in both frames).
+    const int32_t ours = 14 + 20 + 8 + 12 + 4;
+    // The simulator's: PPP 2, IPv4 20, UDP 8, sequence header 6, and its INT
+    // header in TS mode for TIMELY (a timestamp, 8).
+    const int32_t theirs = 2 + 20 + 8 + 6 + (ccMode == 7 ? 8 : 0);
+    return theirs - ours;
+}
+
 std::string
 RoceHpccConfig::GetWarning() const
 {
@@ -687,6 +722,17 @@ RoceHpccConfig::Apply(RoceHelper& roce,
     // The INT fields' units (a global: every switch writes, every NIC reads).
     Config::SetGlobal("RoceIntUnitMultiplier",
                       UintegerValue(static_cast<uint32_t>(Number("INT_MULTI", 1))));
+    // The framing (a global: every device reads it when it is built). With
+    // Ethernet's the global stays as the program set it.
+    if (framing == HPCC_SIM)
+    {
+        const int32_t set = RocePfcNetDevice::GetGlobalWireOverhead();
+        ROCE_ERROR_IF(set != RocePfcNetDevice::ETHERNET_WIRE_OVERHEAD && set != GetWireOverhead(),
+                      "RoceFrameWireOverhead=" << set
+                                               << " and the hpcc-sim framing, which sets it to "
+                                               << GetWireOverhead() << ": give one of them");
+        Config::SetGlobal("RoceFrameWireOverhead", IntegerValue(GetWireOverhead()));
+    }
 }
 
 std::pair<std::pair<uint64_t, uint64_t>, double>

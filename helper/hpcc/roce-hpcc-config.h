@@ -65,6 +65,30 @@ class RoceHpccConfig
     using RateMap = std::map<uint64_t, double>;
 
     /**
+     * How frames take the wire (the program's choice, not a config key).
+     * ETHERNET: RoCEv2 frames on Ethernet, as the module always models
+     * them; a 1,000-byte payload is a 1,058-byte frame and 1,082 bytes on
+     * the wire (FCS, preamble, SFD, IFG). HPCC_SIM: the HPCC simulator's
+     * point-to-point packets, a PPP header (2), IPv4 (20), UDP (8) and its
+     * sequence header (6) with the mode's INT header (TIMELY's timestamp 8,
+     * PINT's 2, none for DCQCN and DCTCP): 1,036 bytes on its wire for the
+     * same payload with DCQCN. Apply() sets RoceFrameWireOverhead so that a
+     * data frame takes those bytes.
+     */
+    enum Framing
+    {
+        ETHERNET,
+        HPCC_SIM,
+    };
+
+    /**
+     * \param name `ethernet` or `hpcc-sim`
+     * \param field where the name came from, for the error (e.g. `--framing`)
+     * \return the framing (aborts naming the field and value otherwise)
+     */
+    static Framing ParseFraming(const std::string& name, const std::string& field);
+
+    /**
      * \param path a config file
      * \return its contents (aborts with file:line on malformed input)
      */
@@ -125,16 +149,29 @@ class RoceHpccConfig
      */
     Time MaxBaseRtt(const RoceHpccFormat::Topology& topology) const;
 
-    std::string path;         //!< the config file
-    std::string topologyFile; //!< TOPOLOGY_FILE, as written
-    std::string flowFile;     //!< FLOW_FILE, as written
-    std::string fctFile;      //!< FCT_OUTPUT_FILE ("" if absent)
-    std::string pfcFile;      //!< PFC_OUTPUT_FILE ("" if absent)
-    std::string qlenFile;     //!< QLEN_MON_FILE ("" if absent)
-    Time qlenStart;           //!< QLEN_MON_START
-    Time qlenEnd;             //!< QLEN_MON_END (0: to the end)
-    Time stopTime;            //!< SIMULATOR_STOP_TIME (0: run to completion)
-    uint32_t ccMode{1};       //!< CC_MODE
+    std::string path;          //!< the config file
+    std::string topologyFile;  //!< TOPOLOGY_FILE, as written
+    std::string flowFile;      //!< FLOW_FILE, as written
+    std::string fctFile;       //!< FCT_OUTPUT_FILE ("" if absent)
+    std::string pfcFile;       //!< PFC_OUTPUT_FILE ("" if absent)
+    std::string qlenFile;      //!< QLEN_MON_FILE ("" if absent)
+    Time qlenStart;            //!< QLEN_MON_START
+    Time qlenEnd;              //!< QLEN_MON_END (0: to the end)
+    Time stopTime;             //!< SIMULATOR_STOP_TIME (0: run to completion)
+    uint32_t ccMode{1};        //!< CC_MODE
+    Framing framing{ETHERNET}; //!< how frames take the wire (rocev2-hpcc-compat --framing)
+
+    /**
+     * \return the RoceFrameWireOverhead of the framing: 24 (Ethernet, which
+     *         Apply() leaves as the program set it) or, set by Apply(),
+     *         with HPCC_SIM, the simulator's data packet less this module's
+     *         data frame for CC_MODE: -22 for DCQCN, DCTCP and HPCC-PINT
+     *         (which both frames carry a 2-byte digest in), -14 for TIMELY.
+     *         Aborts for HPCC (CC_MODE 3): the simulator's INT header is 42
+     *         bytes on every packet, this module's 8 bytes per hop crossed,
+     *         which no per-frame constant matches.
+     */
+    int32_t GetWireOverhead() const;
 
     /** Keys present, with their values as written (for Apply and reports). */
     std::map<std::string, std::vector<std::string>> values;

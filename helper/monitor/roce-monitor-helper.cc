@@ -33,10 +33,6 @@ NS_OBJECT_ENSURE_REGISTERED(RoceMonitor);
 namespace
 {
 
-/// Wire bytes of a frame beyond its GetTxBytes size: FCS 4 + preamble, SFD and IFG 20.
-constexpr uint32_t WIRE_EXTRA_BYTES =
-    RocePfcNetDevice::FCS_BYTES + RocePfcNetDevice::PREAMBLE_IFG_BYTES;
-
 /**
  * \param ip an IPv4 address in host order
  * \return its dotted form
@@ -303,7 +299,11 @@ RoceMonitor::SampleLinks()
             continue;
         }
         double capacity = d.dev->GetDataRate().GetBitRate() * seconds;
-        double util = capacity > 0 ? (db + df * WIRE_EXTRA_BYTES) * 8.0 / capacity : 0;
+        // Wire bytes beyond the frames' GetTxBytes sizes: the device's
+        // overhead per frame (FCS, preamble, SFD and IFG on Ethernet).
+        double wire = static_cast<double>(db) +
+                      static_cast<double>(df) * static_cast<double>(d.dev->GetWireOverhead());
+        double util = capacity > 0 ? wire * 8.0 / capacity : 0;
         m_link.push_back(LinkSample{now.GetNanoSeconds(),
                                     d.node,
                                     d.ifIndex,

@@ -44,12 +44,13 @@ constexpr uint32_t ACK_FRAME_BYTES = 14 + 20 + 8 + 12 + 4 + 4;
 
 /**
  * \param frame frame bytes without FCS
+ * \param overhead the wire overhead (RoceFrameWireOverhead)
  * \return its bytes on the wire
  */
 double
-Wire(uint64_t frame)
+Wire(uint64_t frame, int32_t overhead)
 {
-    return static_cast<double>(RocePfcNetDevice::WireBytes(static_cast<uint32_t>(frame)));
+    return static_cast<double>(RocePfcNetDevice::WireBytes(static_cast<uint32_t>(frame), overhead));
 }
 
 /**
@@ -195,15 +196,18 @@ RoceFctStats::PathOf(const Search& search, Ptr<RoceNetDevice> src, Ptr<NetDevice
 }
 
 Time
-RoceFctStats::IdealOnPath(const std::vector<Hop>& hops, uint32_t mtu, uint64_t bytes)
+RoceFctStats::IdealOnPath(const std::vector<Hop>& hops,
+                          uint32_t mtu,
+                          int32_t overhead,
+                          uint64_t bytes)
 {
     const std::size_t h = hops.size();
     const uint64_t n = std::max<uint64_t>(1, (bytes + mtu - 1) / mtu);
     const uint64_t firstPayload = std::min<uint64_t>(bytes, mtu);
     const uint64_t lastPayload = bytes - (n - 1) * mtu;
-    const double w1 = Wire(firstPayload + DATA_FRAME_OVERHEAD + RETH_BYTES);
-    const double wm = Wire(mtu + DATA_FRAME_OVERHEAD);
-    const double wn = Wire(lastPayload + DATA_FRAME_OVERHEAD);
+    const double w1 = Wire(firstPayload + DATA_FRAME_OVERHEAD + RETH_BYTES, overhead);
+    const double wm = Wire(mtu + DATA_FRAME_OVERHEAD, overhead);
+    const double wn = Wire(lastPayload + DATA_FRAME_OVERHEAD, overhead);
     // prefix[i] = sum of t over hops [0, i)
     std::vector<double> prefix(h + 1, 0.0);
     double delays = 0;
@@ -212,7 +216,7 @@ RoceFctStats::IdealOnPath(const std::vector<Hop>& hops, uint32_t mtu, uint64_t b
     {
         prefix[i + 1] = prefix[i] + hops[i].fwdSecondsPerByte;
         delays += hops[i].delay;
-        ackTime += Wire(ACK_FRAME_BYTES) * hops[i].revSecondsPerByte;
+        ackTime += Wire(ACK_FRAME_BYTES, overhead) * hops[i].revSecondsPerByte;
     }
     double s = 0;
     if (n == 1)
@@ -251,7 +255,10 @@ Time
 RoceFctStats::IdealFct(Ptr<RoceNetDevice> src, Ptr<NetDevice> dst, uint64_t bytes)
 {
     ROCE_ERROR_IF(!src || !dst || src == dst, "RoceFctStats::IdealFct: needs two NICs");
-    return IdealOnPath(PathOf(SearchFrom(src), src, dst), src->GetPayloadMtu(), bytes);
+    return IdealOnPath(PathOf(SearchFrom(src), src, dst),
+                       src->GetPayloadMtu(),
+                       src->GetWireOverhead(),
+                       bytes);
 }
 
 Time
@@ -263,7 +270,10 @@ RoceFctStats::GetIdealFct(Ptr<RoceNetDevice> src, Ptr<NetDevice> dst, uint64_t b
     {
         it = m_searches.emplace(PeekPointer(src), SearchFrom(src)).first;
     }
-    return IdealOnPath(PathOf(it->second, src, dst), src->GetPayloadMtu(), bytes);
+    return IdealOnPath(PathOf(it->second, src, dst),
+                       src->GetPayloadMtu(),
+                       src->GetWireOverhead(),
+                       bytes);
 }
 
 void

@@ -49,18 +49,17 @@ struct RoceFctRecord
  * (hop i: forward rate R_i, reverse rate R'_i, propagation delay d_i), sent
  * at line rate and forwarded store-and-forward. The message of B bytes is
  * cut into N = ceil(B / MTU) packets (MTU = the sender's PayloadMtu); packet
- * k occupies w_k = max(f_k, 60) + 24 bytes on the wire (FCS, preamble, SFD,
- * IFG) with frame f_k = payload_k + 58 (Ethernet 14, IPv4 20, UDP 8, BTH 12,
- * ICRC 4) + 16 for the RETH of the first packet. With t_i = 8 / R_i, packet k
- * leaves hop i at D(k,i) = max(D(k,i-1) + d_{i-1}, D(k-1,i)) + w_k t_i; the
- * delays factor out and D(N,H) - sum(d) is the heaviest monotone path through
- * the N x H grid of w_k t_i. With one first packet (w_1), M = N-2 equal
- * middle packets (w_m) and a last one (w_N) that path is
- *   S = max over 1 <= p <= q <= H of
- *       w_1 sum_{i<=p} t_i + w_m (sum_{p<=i<=q} t_i + (M-1) max_{p<=i<=q} t_i)
+ * k occupies w_k = max(f_k, 60) + o bytes on the wire, o the sender NIC's
+ * wire overhead (RoceFrameWireOverhead: 24 for FCS, preamble, SFD and IFG
+ * unless a program set another framing), with frame f_k = payload_k + 58 (Ethernet 14, IPv4 20, UDP
+ * 8, BTH 12, ICRC 4) + 16 for the RETH of the first packet. With t_i = 8 / R_i, packet k leaves hop
+ * i at D(k,i) = max(D(k,i-1) + d_{i-1}, D(k-1,i)) + w_k t_i; the delays factor out and D(N,H) -
+ * sum(d) is the heaviest monotone path through the N x H grid of w_k t_i. With one first packet
+ * (w_1), M = N-2 equal middle packets (w_m) and a last one (w_N) that path is S = max over 1 <= p
+ * <= q <= H of w_1 sum_{i<=p} t_i + w_m (sum_{p<=i<=q} t_i + (M-1) max_{p<=i<=q} t_i)
  *       + w_N sum_{i>=q} t_i
  * (N = 2: max_p w_1 sum_{i<=p} t_i + w_2 sum_{i>=p} t_i; N = 1: w_1 sum t_i).
- * The receiver acknowledges the last packet with an ACK of a = 86 wire
+ * The receiver acknowledges the last packet with an ACK of a = 62 + o wire
  * bytes (62-byte frame: BTH 12, AETH 4, ICRC 4; no INT records), forwarded
  * back store-and-forward:
  *   IdealFct = S + 2 sum_i d_i + a sum_i 8 / R'_i.
@@ -250,10 +249,15 @@ class RoceFctStats : public Object
     /** \param src a NIC \return the search from it */
     static Search SearchFrom(Ptr<RoceNetDevice> src);
     /**
-     * \param hops the path \param mtu payload bytes per packet \param bytes flow size
+     * \param hops the path \param mtu payload bytes per packet
+     * \param overhead the sender's wire overhead (RoceFrameWireOverhead)
+     * \param bytes flow size
      * \return the ideal FCT
      */
-    static Time IdealOnPath(const std::vector<Hop>& hops, uint32_t mtu, uint64_t bytes);
+    static Time IdealOnPath(const std::vector<Hop>& hops,
+                            uint32_t mtu,
+                            int32_t overhead,
+                            uint64_t bytes);
 
     /** \param r a record \return its slowdown */
     static double Slowdown(const RoceFctRecord& r);

@@ -7,6 +7,8 @@
 
 #include "ns3/double.h"
 #include "ns3/ethernet-header.h"
+#include "ns3/global-value.h"
+#include "ns3/integer.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pointer.h"
@@ -36,6 +38,17 @@ StepPicoSeconds()
 {
     return std::max<int64_t>(1, TimeStep(1).GetPicoSeconds());
 }
+
+/** The bytes every frame takes on a link beyond its size (after padding). */
+GlobalValue g_frameWireOverhead(
+    "RoceFrameWireOverhead",
+    "Bytes every frame takes on a link beyond its own size, after padding to 60 bytes: 24 "
+    "on Ethernet (FCS 4, preamble and SFD 8, inter-frame gap 12). Devices read it when they "
+    "are built. A negative value models a shorter framing: rocev2-hpcc-compat "
+    "--framing=hpcc-sim sets the HPCC simulator's, whose data packets are 22 bytes shorter "
+    "than RoCEv2's frames with DCQCN.",
+    IntegerValue(RocePfcNetDevice::ETHERNET_WIRE_OVERHEAD),
+    MakeIntegerChecker<int32_t>(-42, 1024));
 } // namespace
 
 TypeId
@@ -118,6 +131,7 @@ RocePfcNetDevice::GetTypeId()
 }
 
 RocePfcNetDevice::RocePfcNetDevice()
+    : m_wireOverhead(GetGlobalWireOverhead())
 {
     SetDscpMap("");
 }
@@ -179,14 +193,22 @@ RocePfcNetDevice::SetDataRate(DataRate rate)
 uint32_t
 RocePfcNetDevice::WireBytes(uint32_t frameBytes)
 {
-    return std::max(frameBytes, MIN_FRAME_BYTES) + FCS_BYTES + PREAMBLE_IFG_BYTES;
+    return WireBytes(frameBytes, GetGlobalWireOverhead());
+}
+
+int32_t
+RocePfcNetDevice::GetGlobalWireOverhead()
+{
+    IntegerValue v;
+    g_frameWireOverhead.GetValue(v);
+    return static_cast<int32_t>(v.Get());
 }
 
 Time
 RocePfcNetDevice::TxTime(uint32_t frameBytes) const
 {
     return PicoSeconds(
-        static_cast<int64_t>(WireBytes(frameBytes) * 8ULL * 1000000000000ULL / m_bitRate));
+        static_cast<int64_t>(FrameWireBytes(frameBytes) * 8ULL * 1000000000000ULL / m_bitRate));
 }
 
 void
@@ -322,7 +344,7 @@ RocePfcNetDevice::StartTransmit(RoceFramePtr p)
     // Exact serialization time in ps, carried across frames so that the mean
     // rate is exact whatever the simulator's time resolution.
     static const int64_t stepPs = StepPicoSeconds();
-    uint64_t ps = WireBytes(size) * 8ULL * 1000000000000ULL / m_bitRate + m_txCarryPs;
+    uint64_t ps = FrameWireBytes(size) * 8ULL * 1000000000000ULL / m_bitRate + m_txCarryPs;
     m_txCarryPs = ps % stepPs;
     Time txTime = TimeStep(ps / stepPs);
     m_txEnd = RoceNow() + txTime;

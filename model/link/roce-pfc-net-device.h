@@ -15,6 +15,7 @@
 #include "ns3/roce-frame.h"
 #include "ns3/traced-callback.h"
 
+#include <algorithm>
 #include <array>
 
 namespace ns3
@@ -53,6 +54,8 @@ class RocePfcNetDevice : public NetDevice
     static constexpr uint32_t FCS_BYTES = 4;           //!< Ethernet FCS
     static constexpr uint32_t PREAMBLE_IFG_BYTES = 20; //!< preamble + SFD + IFG
     static constexpr uint32_t MIN_FRAME_BYTES = 60;    //!< minimum frame without FCS
+    /// Bytes an Ethernet frame takes on the wire beyond its size: FCS, preamble, SFD, IFG
+    static constexpr int32_t ETHERNET_WIRE_OVERHEAD = FCS_BYTES + PREAMBLE_IFG_BYTES;
 
     /**
      * \brief Get the type ID.
@@ -98,10 +101,49 @@ class RocePfcNetDevice : public NetDevice
 
     /**
      * \param frameBytes a frame's size without FCS
-     * \return the bytes that the frame occupies on the wire (padding, FCS,
-     *         preamble, SFD and IFG included)
+     * \return the bytes that the frame occupies on the wire (padding to
+     *         MIN_FRAME_BYTES, and the global value RoceFrameWireOverhead:
+     *         24 for FCS, preamble, SFD and IFG unless a program changed
+     *         it), read on each call: for set-up and tests
      */
     static uint32_t WireBytes(uint32_t frameBytes);
+
+    /**
+     * \param frameBytes a frame's size without FCS
+     * \param overhead a wire overhead (RoceFrameWireOverhead)
+     * \return the bytes the frame occupies on a wire with that overhead
+     */
+    static uint32_t WireBytes(uint32_t frameBytes, int32_t overhead)
+    {
+        return static_cast<uint32_t>(static_cast<int32_t>(std::max(frameBytes, MIN_FRAME_BYTES)) +
+                                     overhead);
+    }
+
+    /**
+     * \return the global value RoceFrameWireOverhead: the bytes every frame
+     *         takes on a link beyond its size (after padding to
+     *         MIN_FRAME_BYTES). ETHERNET_WIRE_OVERHEAD by default; a negative
+     *         value models a shorter framing than RoCEv2 on Ethernet, such as
+     *         the HPCC simulator's point-to-point packets
+     *         (RoceHpccConfig::HPCC_SIM).
+     */
+    static int32_t GetGlobalWireOverhead();
+
+    /** \return the wire overhead this device was built with (RoceFrameWireOverhead) */
+    int32_t GetWireOverhead() const
+    {
+        return m_wireOverhead;
+    }
+
+    /**
+     * \param frameBytes a frame's size without FCS
+     * \return the bytes it occupies on this device's wire: WireBytes with
+     *         the overhead read when the device was built
+     */
+    uint32_t FrameWireBytes(uint32_t frameBytes) const
+    {
+        return WireBytes(frameBytes, m_wireOverhead);
+    }
 
     /**
      * \param frameBytes a frame's size without FCS
@@ -415,6 +457,7 @@ class RocePfcNetDevice : public NetDevice
     uint16_t m_mtu{9216};
     DataRate m_bps{DataRate("100Gbps")};
     uint64_t m_bitRate{100000000000ULL}; //!< m_bps in bit/s, read per frame
+    int32_t m_wireOverhead;              //!< RoceFrameWireOverhead when the device was built
     Ptr<ErrorModel> m_receiveErrorModel;
     bool m_linkUp{true};                    //!< this end of the link is up
     bool m_rxCheck{false};                  //!< receive needs a check: link down or an error model

@@ -51,6 +51,9 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
     /** Bytes of a middle data packet beyond its payload, on the wire: Ethernet 14,
      *  IPv4 20, UDP 8, BTH 12, ICRC 4, FCS 4, preamble/SFD/IFG 20. */
     static constexpr uint32_t DATA_WIRE_OVERHEAD = 82;
+    /** Bytes of a middle data frame beyond its payload (no FCS): Ethernet 14,
+     *  IPv4 20, UDP 8, BTH 12, ICRC 4. */
+    static constexpr uint32_t DATA_FRAME_OVERHEAD = 58;
 
     /// The class ACKs and NAKs travel in (the AckClass attribute).
     enum AckClass

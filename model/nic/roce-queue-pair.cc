@@ -211,7 +211,8 @@ RoceQueuePair::Connect(Ptr<RoceNetDevice> nic,
     RoceCcContext ctx;
     ctx.lineRate = nic->GetDataRate();
     ctx.mtu = m_mtu;
-    ctx.wireOverhead = RoceNetDevice::DATA_WIRE_OVERHEAD;
+    // A middle data frame's bytes beyond its payload, on this NIC's wire.
+    ctx.wireOverhead = nic->FrameWireBytes(m_mtu + RoceNetDevice::DATA_FRAME_OVERHEAD) - m_mtu;
     m_cc->Init(ctx);
     m_cc->SetRateListener(this);
 }
@@ -477,7 +478,7 @@ RoceQueuePair::BuildNextPacket()
                             (wantsPint ? RocePintDigest::SIZE : 0) + RoceIcrcTrailer::SIZE);
 
     Time now = RoceNow();
-    uint32_t wire = RocePfcNetDevice::WireBytes(p->GetSize());
+    uint32_t wire = m_nic->FrameWireBytes(p->GetSize());
     double rate = m_cc->GetRate();
     double lineRate = static_cast<double>(m_nic->GetBitRate());
     if (rate < lineRate)

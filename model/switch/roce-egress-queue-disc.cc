@@ -511,6 +511,7 @@ RoceEgressQueueDisc::UpdatePint(RoceWireFrame& p, bool stamp)
                       "set ns3::RoceEgressQueueDisc::PintRtt to the senders' base RTT");
         m_pint = std::make_unique<PintState>();
         m_pint->logBase = RocePintDigest::GetLogBase();
+        m_pint->wireOverhead = RocePfcNetDevice::GetGlobalWireOverhead();
     }
     PintState& s = *m_pint;
     if (stamp)
@@ -528,7 +529,7 @@ RoceEgressQueueDisc::UpdatePint(RoceWireFrame& p, bool stamp)
         p.RaisePint(RocePintDigest::Encode(s.u, s.logBase, m_uniform->GetValue()));
     }
     s.lastNs = now;
-    s.lastWireBytes = RocePfcNetDevice::WireBytes(p.GetSize());
+    s.lastWireBytes = RocePfcNetDevice::WireBytes(p.GetSize(), s.wireOverhead);
 }
 
 } // namespace ns3

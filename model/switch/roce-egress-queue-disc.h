@@ -336,6 +336,7 @@ class RoceEgressQueueDisc : public Object
         int64_t lastNs{0};         //!< departure of the previous frame, ns
         uint32_t lastWireBytes{0}; //!< its bytes on the wire
         double logBase{0};         //!< RocePintLogBase, read once
+        int32_t wireOverhead{0};   //!< RoceFrameWireOverhead, read once
     };
 
     std::unique_ptr<PintState> m_pint; //!< null until a frame asks for PINT

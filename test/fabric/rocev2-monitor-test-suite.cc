@@ -11,11 +11,14 @@
 #include "../rocev2-frame-bytes.h"
 
 #include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/integer.h"
 #include "ns3/node-container.h"
 #include "ns3/roce-cc-helper.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-monitor-helper.h"
 #include "ns3/roce-ns3-compat.h"
+#include "ns3/roce-pfc-net-device.h"
 #include "ns3/roce-progress.h"
 #include "ns3/roce-stats-helper.h"
 #include "ns3/roce-switch-helper.h"
@@ -337,21 +340,31 @@ class QueueSamplingTestCase : public TestCase
  * R × F / (F + 24) (FCS, preamble, SFD and IFG are not frame bytes), each
  * within 1%: an interval holds 20 us / T = 226 frames, so frame boundaries
  * move a sample by at most 1/226 = 0.44%. The idle host's link (its NIC and
- * its switch port) sends nothing and has no row.
+ * its switch port) sends nothing and has no row. With another framing
+ * (RoceFrameWireOverhead o in place of 24) the wire is still full, and the
+ * frame-byte rate is R × F / (F + o).
  */
 class LinkUtilisationTestCase : public TestCase
 {
   public:
-    LinkUtilisationTestCase()
-        : TestCase("link utilisation of a line-rate flow: 1 on the wire, F over F+24 in frame "
-                   "bytes; idle links absent")
+    /** \param overhead RoceFrameWireOverhead for the run */
+    explicit LinkUtilisationTestCase(int32_t overhead)
+        : TestCase("link utilisation of a line-rate flow: 1 on the wire, F over F" +
+                   std::string(overhead < 0 ? "" : "+") + std::to_string(overhead) +
+                   " in frame bytes; idle links absent"),
+          m_overhead(overhead)
     {
     }
 
   private:
+    int32_t m_overhead; //!< RoceFrameWireOverhead
+
     void DoRun() override
     {
+        Config::SetGlobal("RoceFrameWireOverhead", IntegerValue(m_overhead));
         Star star(3, 32000000, "");
+        Config::SetGlobal("RoceFrameWireOverhead",
+                          IntegerValue(RocePfcNetDevice::ETHERNET_WIRE_OVERHEAD));
         const Time interval = MicroSeconds(20);
         Ptr<RoceMonitor> mon = CreateObject<RoceMonitor>();
         mon->EnableLinkUtilisation(interval);
@@ -365,7 +378,7 @@ class LinkUtilisationTestCase : public TestCase
         const uint32_t host1 = star.hosts.Get(1)->GetId();
         const uint32_t host2 = star.hosts.Get(2)->GetId();
         const uint32_t sw = star.sw.Get(0)->GetId();
-        const double efficiency = double(FRAME) / WIRE;
+        const double efficiency = double(FRAME) / (FRAME + m_overhead);
         uint32_t full = 0;
         for (const RoceMonitor::LinkSample& s : mon->GetLinkSamples())
         {
@@ -665,7 +678,9 @@ class Rocev2MonitorTestSuite : public TestSuite
     {
         AddTestCase(new PfcLogTestCase, RoceTestDuration::QUICK);
         AddTestCase(new QueueSamplingTestCase, RoceTestDuration::QUICK);
-        AddTestCase(new LinkUtilisationTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new LinkUtilisationTestCase(RocePfcNetDevice::ETHERNET_WIRE_OVERHEAD),
+                    RoceTestDuration::QUICK);
+        AddTestCase(new LinkUtilisationTestCase(-22), RoceTestDuration::QUICK); // HPCC simulator's
         AddTestCase(new CnpCountTestCase, RoceTestDuration::QUICK);
         AddTestCase(new SamplersStopTestCase, RoceTestDuration::QUICK);
         AddTestCase(new ProgressTestCase, RoceTestDuration::QUICK);

@@ -10,6 +10,7 @@
 
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
+#include "ns3/integer.h"
 #include "ns3/roce-cc-dcqcn.h"
 #include "ns3/roce-congestion-ops.h"
 #include "ns3/roce-ns3-compat.h"
@@ -271,12 +272,22 @@ class RoceRateRiseWhileWaitingTestCase : public TestCase
  * 8,848 ns. The line is 100 Gb/s, so every packet leaves when due; the
  * times are exact to the 1 ns the nanosecond rounding of one gap allows.
  * Counting the Ethernet header twice gives gaps of 9,088 and 8,960 ns.
+ *
+ * With another framing (RoceFrameWireOverhead o instead of Ethernet's 24)
+ * a frame of f bytes takes f + o on the wire: with the HPCC simulator's
+ * (o = -22) the gaps are 1,076 and 1,060 bytes, 8,608 and 8,480 ns, and the
+ * receiver gets the first frame 1,076 x 8 / 100 Gb/s = 86.08 ns after the
+ * sender starts it, plus the link's delay.
  */
 class RocePacedGapTestCase : public TestCase
 {
   public:
-    RocePacedGapTestCase()
-        : TestCase("A QP paced at 1 Gbps spaces its packets by their wire bytes at 1 Gbps")
+    /** \param overhead RoceFrameWireOverhead for the run */
+    explicit RocePacedGapTestCase(int32_t overhead)
+        : TestCase("A QP paced at 1 Gbps spaces its packets by their wire bytes at 1 Gbps, "
+                   "with " +
+                   std::to_string(overhead) + " wire bytes per frame beyond its size"),
+          m_overhead(overhead)
     {
     }
 
@@ -284,19 +295,36 @@ class RocePacedGapTestCase : public TestCase
     void DoRun() override
     {
         const double rate = 1e9;
+        Config::SetGlobal("RoceFrameWireOverhead", IntegerValue(m_overhead));
         RoceHelper roce;
         roce.SetCongestionControl("ns3::RoceTestRateCc");
         TwoHosts h = MakeTwoHosts(roce, g_line, MTU);
         auto [s, r] = roce.CreateQp(h.sender, h.receiver);
         DynamicCast<RoceTestRateCc>(s->GetCongestionControl())->SetRate(rate);
         RecordDataTx(h.sender, &m_times);
+        std::vector<Time> rx;
+        h.receiver->TraceConnectWithoutContext(
+            "MacRx",
+            Callback<void, Ptr<const Packet>>(
+                [&rx](Ptr<const Packet>) { rx.push_back(Simulator::Now()); }));
         s->PostWrite(uint64_t(MTU) * 4);
         Simulator::Run();
+        Config::SetGlobal("RoceFrameWireOverhead",
+                          IntegerValue(RocePfcNetDevice::ETHERNET_WIRE_OVERHEAD));
         NS_TEST_ASSERT_MSG_EQ(m_times.size(), 4, "four data packets");
         const uint32_t reth = 16;
+        // Frame bytes: payload, Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4.
+        const int32_t frame = MTU + 58;
+        const Time first = Seconds((frame + reth + m_overhead) * 8.0 / g_line.GetBitRate());
+        NS_TEST_ASSERT_MSG_EQ(rx.empty(), false, "the receiver got the frames");
+        NS_TEST_EXPECT_MSG_EQ_TOL(rx[0] - m_times[0],
+                                  first + g_delay,
+                                  NanoSeconds(1),
+                                  "the first frame's time on the line-rate wire");
         for (size_t k = 1; k < m_times.size(); ++k)
         {
-            uint32_t wire = WIRE + (k == 1 ? reth : 0); // the packet before the gap
+            // the packet before the gap
+            int32_t wire = frame + m_overhead + (k == 1 ? reth : 0);
             Time gap = Seconds(wire * 8.0 / rate);
             NS_TEST_EXPECT_MSG_EQ_TOL(m_times[k] - m_times[k - 1],
                                       gap,
@@ -307,6 +335,7 @@ class RocePacedGapTestCase : public TestCase
     }
 
     std::vector<Time> m_times;
+    int32_t m_overhead; //!< RoceFrameWireOverhead
 };
 
 /// Key of one QP in Config context paths: node, device, QP slot.
@@ -483,7 +512,9 @@ class Rocev2NicSchedulerTestSuite : public TestSuite
     {
         AddTestCase(new RoceRateRiseWhileWaitingTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RocePacedNextToUnpacedTestCase, RoceTestDuration::QUICK);
-        AddTestCase(new RocePacedGapTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RocePacedGapTestCase(RocePfcNetDevice::ETHERNET_WIRE_OVERHEAD),
+                    RoceTestDuration::QUICK);
+        AddTestCase(new RocePacedGapTestCase(-22), RoceTestDuration::QUICK); // HPCC simulator's
         AddTestCase(new RoceConfigPathsTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFindNicTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceRoundRobinFairnessTestCase, RoceTestDuration::EXTENSIVE);
