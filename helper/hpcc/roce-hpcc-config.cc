@@ -396,7 +396,7 @@ RoceHpccConfig::GetWireOverhead() const
                           "HPCC with the ethernet framing");
     // This module's data frame beyond its payload: Ethernet 14, IPv4 20,
     // UDP 8, BTH 12, ICRC 4 (PINT's digest is in both frames).
-    const int32_t ours = 14 + 20 + 8 + 12 + 4;
+    const auto ours = static_cast<int32_t>(RoceNetDevice::DATA_FRAME_OVERHEAD);
     // The simulator's: PPP 2, IPv4 20, UDP 8, sequence header 6, and its INT
     // header in TS mode for TIMELY (a timestamp, 8).
     const int32_t theirs = 2 + 20 + 8 + 6 + (ccMode == 7 ? 8 : 0);

@@ -36,7 +36,7 @@ namespace
 {
 
 /** Frame bytes of a data packet beyond its payload: Ethernet, IPv4, UDP, BTH, ICRC. */
-constexpr uint32_t DATA_FRAME_OVERHEAD = 14 + 20 + 8 + 12 + 4;
+constexpr uint32_t DATA_FRAME_OVERHEAD = RoceNetDevice::DATA_FRAME_OVERHEAD;
 /** RETH, in the first packet of an RDMA WRITE. */
 constexpr uint32_t RETH_BYTES = 16;
 /** Frame bytes of an ACK: Ethernet, IPv4, UDP, BTH, AETH, ICRC. */
