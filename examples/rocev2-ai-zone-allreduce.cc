@@ -67,6 +67,7 @@ main(int argc, char* argv[])
     std::string json;
     std::string faults;
     uint32_t background = 0;
+    std::string fidelity = "packet";
 
     RoceCommandLine cmd(__FILE__);
     cmd.AddGpus(gpus);
@@ -105,6 +106,7 @@ main(int argc, char* argv[])
                  background);
     cmd.AddJson(json);
     cmd.AddFaults(faults);
+    cmd.AddFidelity(fidelity);
     cmd.Parse(argc, argv);
     const RoceCcHelper ccChoice = RoceCli::MakeCongestionControl(cc, preset);
     cc = ccChoice.GetAlgorithm();
@@ -117,7 +119,8 @@ main(int argc, char* argv[])
                                            channels,
                                            RoceCli::ParseBytes("chunk", chunk),
                                            ccChoice,
-                                           faults);
+                                           faults,
+                                           fidelity);
     }
 
     std::vector<uint64_t> sizeList;
@@ -151,6 +154,8 @@ main(int argc, char* argv[])
     RoceFaultHelper faultHelper;
     faultHelper.AddNames(fabric);
     RoceCli::LoadFaults(faultHelper, faults);
+
+    Ptr<RoceFlowEngine> engine = RoceCli::ApplyFidelity(fidelity, !faults.empty());
 
     RoceGpuPlacement place(fabric);
     std::vector<uint32_t> job = RoceCli::PlaceJob(place, fabric, placement, gpus);
@@ -194,7 +199,8 @@ main(int argc, char* argv[])
     std::cout << "rocev2-ai-zone-allreduce: seed " << seed << ", " << gpus << " ranks ("
               << placement << ", " << comm->GetNServers() << " servers) on " << fabric.GetNGpus()
               << " GPUs, " << tiers << " tiers; " << op << " " << channels << " channels, " << qps
-              << " QP(s)/connection (" << qpMode << "), cc " << cc << "\n";
+              << " QP(s)/connection (" << qpMode << "), cc " << cc << (engine ? ", flow level" : "")
+              << "\n";
     auto t0 = std::chrono::steady_clock::now();
     Simulator::Run();
     const double wall =
@@ -208,6 +214,14 @@ main(int argc, char* argv[])
               << stats.pfcPauseTx << ", bytes over NICs " << comm->GetNicBytes() << ", over NVLink "
               << comm->GetScaleUpBytes() << "; simulated " << Simulator::Now().GetMicroSeconds()
               << " us in " << wall << " s\n";
+    if (engine)
+    {
+        const RoceFlowEngine::Stats& fs = engine->GetStats();
+        std::cout << "# flow level: " << fs.messages << " messages, " << fs.rateComputations
+                  << " rate computations over " << fs.flowsRated << " flows, "
+                  << fs.fastComputations << " changes by the fast path, at most " << fs.maxActive
+                  << " flows at once\n";
+    }
     if (!json.empty())
     {
         std::ofstream out(json);

@@ -41,6 +41,7 @@ main(int argc, char* argv[])
     std::string cc;
     std::string preset;
     std::string faults;
+    std::string fidelity = "packet";
 
     RoceCommandLine cmd(__FILE__);
     cmd.AddValue("job", "The job file (JSON; format in roce-job-helper.h)", jobFile);
@@ -55,6 +56,7 @@ main(int argc, char* argv[])
     cmd.AddFaults(faults);
     uint32_t seed = 1;
     cmd.AddSeed(seed);
+    cmd.AddFidelity(fidelity);
     cmd.Parse(argc, argv);
     ROCE_ERROR_IF(jobFile.empty(), "--job=FILE is required");
 
@@ -65,5 +67,6 @@ main(int argc, char* argv[])
                                        channels,
                                        chunk,
                                        RoceCli::MakeCongestionControl(cc, preset),
-                                       faults);
+                                       faults,
+                                       fidelity);
 }

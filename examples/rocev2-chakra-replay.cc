@@ -68,6 +68,7 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     std::string json;
     std::string faults;
+    std::string fidelity = "packet";
 
     RoceCommandLine cmd(__FILE__);
     cmd.AddValue("et",
@@ -105,6 +106,7 @@ main(int argc, char* argv[])
     cmd.AddSeed(seed);
     cmd.AddJson(json);
     cmd.AddFaults(faults);
+    cmd.AddFidelity(fidelity);
     cmd.Parse(argc, argv);
     const RoceCcHelper ccChoice = RoceCli::MakeCongestionControl(cc, preset);
     cc = ccChoice.GetAlgorithm();
@@ -144,6 +146,7 @@ main(int argc, char* argv[])
     RoceFaultHelper faultHelper;
     faultHelper.AddNames(fabric);
     RoceCli::LoadFaults(faultHelper, faults);
+    Ptr<RoceFlowEngine> engine = RoceCli::ApplyFidelity(fidelity, !faults.empty());
     RoceGpuPlacement place(fabric);
     const std::vector<uint32_t> job = RoceCli::PlaceJob(place, fabric, placement, gpus);
 
@@ -168,7 +171,7 @@ main(int argc, char* argv[])
               << (replicate ? "one trace replicated" : "one trace per rank") << ") on "
               << fabric.GetNGpus() << " GPUs, " << linkRate << " links; " << channels
               << " channels, " << qps << " QP(s)/connection (" << qpMode << "), cc " << cc
-              << "; seed " << seed << "\n";
+              << (engine ? ", flow level" : "") << "; seed " << seed << "\n";
     for (const std::string& note : replay.GetNotes())
     {
         std::cout << "# " << note << "\n";

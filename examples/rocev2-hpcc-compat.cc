@@ -84,6 +84,7 @@ main(int argc, char* argv[])
     bool quiet = false;
     bool rates = false;
     std::string framing = "ethernet";
+    std::string fidelity = "packet";
 
     RoceCommandLine cmd(__FILE__);
     cmd.Usage("Run an HPCC-lineage experiment (config.txt, or topology and flow files) and "
@@ -111,6 +112,7 @@ main(int argc, char* argv[])
     cmd.AddQuiet(quiet);
     uint32_t seed = 1;
     cmd.AddSeed(seed);
+    cmd.AddFidelity(fidelity);
     cmd.Parse(argc, argv);
 
     ROCE_ERROR_IF(!config.empty() && (!topologyFile.empty() || !flowFile.empty()),
@@ -197,6 +199,12 @@ main(int argc, char* argv[])
     RoceFaultHelper faultHelper;
     RoceCli::LoadFaults(faultHelper, faults);
     faultHelper.AssignStreams(2000);
+    ROCE_ERROR_IF(fidelity == "flow" && (!monitor.empty() || !pfc.empty() ||
+                                         (!config.empty() && !hpcc.qlenFile.empty())),
+                  "--fidelity=flow has no queues or PFC to sample: drop --monitor, --pfc and "
+                  "the config's QLEN_MON_FILE");
+    Ptr<RoceFlowEngine> engine =
+        RoceCli::ApplyFidelity(fidelity, !faults.empty() || hpcc.GetErrorRatePerLink() > 0);
 
     // The flows: from the file, or generated on the topology's hosts.
     std::vector<RoceFlowSpec> flows;
@@ -319,7 +327,8 @@ main(int argc, char* argv[])
               << "rocev2-hpcc-compat: " << topology.nodes - topology.switches.size() << " hosts, "
               << topology.switches.size() << " switches, " << flows.size() << " flows, cc " << cc
               << (preset.empty() ? "" : " (" + preset + ")") << ", framing " << framing << " ("
-              << RocePfcNetDevice::GetGlobalWireOverhead() << " wire bytes a frame)\n"
+              << RocePfcNetDevice::GetGlobalWireOverhead() << " wire bytes a frame)"
+              << (engine ? ", flow level" : "") << "\n"
               << "  completed " << fctStats->GetCompleted() << "/" << flows.size()
               << ", slowdown p50 " << fctStats->GetSlowdownPercentile(50) << " p95 "
               << fctStats->GetSlowdownPercentile(95) << " p99 "

@@ -29,6 +29,7 @@ namespace RoceExampleJobs
  * \param uplinks uplinks per RTSW \param channels channels of every collective
  * \param chunk largest message of a step \param cc congestion control
  * \param faults a fault file (--faults), or empty
+ * \param fidelity the --fidelity value: packet or flow
  * \return the exit status: 0, or 1 if a job did not finish
  */
 inline int
@@ -39,7 +40,8 @@ RunJobFile(const std::string& jobFile,
            uint32_t channels,
            uint64_t chunk,
            const RoceCcHelper& cc,
-           const std::string& faults = "")
+           const std::string& faults = "",
+           const std::string& fidelity = "packet")
 {
     const std::string path = RoceCli::FindDataFile(jobFile);
     const std::vector<RoceJobHelper::JobSpec> jobs = RoceJobHelper::Read(path);
@@ -61,6 +63,7 @@ RunJobFile(const std::string& jobFile,
     RoceFaultHelper faultHelper;
     faultHelper.AddNames(fabric);
     RoceCli::LoadFaults(faultHelper, faults);
+    Ptr<RoceFlowEngine> engine = RoceCli::ApplyFidelity(fidelity, !faults.empty());
 
     RoceJobHelper helper;
     helper.SetCollectiveAttribute("Channels", UintegerValue(channels));
@@ -69,7 +72,8 @@ RunJobFile(const std::string& jobFile,
 
     std::cout << "rocev2-ai-zone-job: " << jobs.size() << " job(s) from " << path << " on "
               << fabric.GetNGpus() << " GPUs (" << needed << " used), 2 tiers, " << uplinks
-              << " uplinks; " << channels << " channels, cc " << cc.GetAlgorithm() << "\n";
+              << " uplinks; " << channels << " channels, cc " << cc.GetAlgorithm()
+              << (engine ? ", flow level" : "") << "\n";
     Simulator::Run();
     RoceJobHelper::PrintTable(std::cout, apps);
     RoceCli::PrintFaults(faultHelper, std::cout);

@@ -56,6 +56,7 @@ main(int argc, char* argv[])
     std::string faults;
     std::string flowsOut;
     uint32_t stream = 1;
+    std::string fidelity = "packet";
 
     RoceCommandLine cmd(__FILE__);
     cmd.AddValue("leaves", "Leaf switches", leaves);
@@ -75,6 +76,7 @@ main(int argc, char* argv[])
     cmd.AddFaults(faults);
     uint32_t seed = 1;
     cmd.AddSeed(seed);
+    cmd.AddFidelity(fidelity);
     cmd.Parse(argc, argv);
     const RoceCcHelper ccChoice = RoceCli::MakeCongestionControl(cc, preset);
     cc = ccChoice.GetAlgorithm();
@@ -168,6 +170,7 @@ main(int argc, char* argv[])
         faultHelper.AddName("host" + std::to_string(i), hosts.Get(i));
     }
     RoceCli::LoadFaults(faultHelper, faults);
+    Ptr<RoceFlowEngine> engine = RoceCli::ApplyFidelity(fidelity, !faults.empty());
 
     Ptr<RoceFctStats> stats = CreateObject<RoceFctStats>();
     stats->SetAllDoneCallback(Callback<void>([]() { Simulator::Stop(); }));
@@ -175,7 +178,8 @@ main(int argc, char* argv[])
 
     std::cout << "rocev2-workload: " << pattern << ", " << flows.size() << " flows on " << nHosts
               << " hosts (" << leaves << " leaves x " << hostsPerLeaf << ", " << spines
-              << " spines), cc " << (preset.empty() ? cc : "dcqcn/" + preset) << "\n";
+              << " spines), cc " << (preset.empty() ? cc : "dcqcn/" + preset)
+              << (engine ? ", flow level" : "") << "\n";
     auto wall = std::chrono::steady_clock::now();
     Simulator::Run();
     double wallSeconds =

@@ -218,6 +218,7 @@ BindCore(py::module_& m)
         .def("set_rail_optimized", &RoceAiZoneHelper::SetRailOptimized)
         .def("set_fat_tree", &RoceAiZoneHelper::SetFatTree)
         .def("set_preset", &RoceAiZoneHelper::SetPreset)
+        .def("set_fidelity", &RoceAiZoneHelper::SetFidelity)
         .def_static("preset_names", &RoceAiZoneHelper::GetPresetNames)
         .def("set_link_rate",
              [](RoceAiZoneHelper& h, const std::string& rate) {

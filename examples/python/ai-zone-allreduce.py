@@ -39,6 +39,8 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=1, help="run number (RngRun)")
     p.add_argument("--json", default="", help="write the results as JSON to this file")
     p.add_argument("--faults", default="", help="fault file (doc: Faults)")
+    p.add_argument("--fidelity", default="packet",
+                   help="packet (frames, PFC, congestion control) or flow (max-min fluid flows)")
     a = p.parse_args(argv)
 
     rocev2.set_run(a.seed)
@@ -48,7 +50,10 @@ def main(argv=None):
         raise rocev2.Error("--gpus=%d ranks but the fabric has --fabric-gpus=%d"
                            % (a.gpus, fabric_gpus))
     zone = rocev2.AiZone(gpus=fabric_gpus, tiers=a.tiers, zones=a.zones, uplinks=a.uplinks,
-                         oversubscription=a.oversub, cc=a.cc)
+                         oversubscription=a.oversub, cc=a.cc, fidelity=a.fidelity)
+    if a.fidelity == "flow" and a.faults:
+        raise rocev2.Error("--fidelity=flow with faults: flow level does not model link faults or "
+                           "bit errors yet (use --fidelity=packet)")
     faults = rocev2.Faults(zone)
     if a.faults:
         faults.load(a.faults)
@@ -57,9 +62,10 @@ def main(argv=None):
                              chunk=a.chunk, qps=a.qps, qp_mode=a.qp_mode, cts=a.cts == 1,
                              iters=a.iters, warmup=a.warmup)
     print("ai-zone-allreduce.py: seed %d, %d ranks (%s, %d servers) on %d GPUs, %d tiers; %s %d "
-          "channels, %d QP(s)/connection (%s), cc %s"
+          "channels, %d QP(s)/connection (%s), cc %s%s"
           % (a.seed, a.gpus, a.placement, coll.communicator.n_servers, zone.n_gpus, a.tiers,
-             a.op, a.channels, a.qps, a.qp_mode, a.cc))
+             a.op, a.channels, a.qps, a.qp_mode, a.cc,
+             ", flow level" if a.fidelity == "flow" else ""))
     rocev2.run()
     print(coll.table(), end="")
     for line in faults.log():
@@ -71,8 +77,9 @@ def main(argv=None):
     if a.json:
         # The C++ example's layout, byte for byte.
         with open(a.json, "w") as out:
-            out.write('{\n  "gpus": %d,\n  "fabric_gpus": %d,\n  "results": %s,\n%s\n}\n'
-                      % (a.gpus, zone.n_gpus, coll.results_json(),
+            out.write('{\n  "gpus": %d,\n  "fabric_gpus": %d,\n  "results": %s,\n'
+                      '  "fidelity": "%s",\n%s\n}\n'
+                      % (a.gpus, zone.n_gpus, coll.results_json(), a.fidelity,
                          rocev2.invariants_json_member(bool(a.faults))))
     finished = coll.finished
     rocev2.destroy()

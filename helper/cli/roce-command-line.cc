@@ -10,6 +10,7 @@
 #include "ns3/roce-congestion-ops.h"
 #include "ns3/roce-error.h"
 #include "ns3/roce-fault-helper.h"
+#include "ns3/roce-flow-engine.h"
 #include "ns3/roce-gpu-placement.h"
 #include "ns3/string.h"
 
@@ -263,6 +264,34 @@ RoceCli::UseFastScheduler()
     }
 }
 
+namespace
+{
+/** The fidelity ApplyFidelity applied last. */
+std::string g_fidelity = "packet";
+} // namespace
+
+const std::string&
+RoceCli::GetFidelity()
+{
+    return g_fidelity;
+}
+
+Ptr<RoceFlowEngine>
+RoceCli::ApplyFidelity(const std::string& fidelity, bool faults)
+{
+    ROCE_ERROR_IF(fidelity != "packet" && fidelity != "flow",
+                  "--fidelity=" << Shown(fidelity) << " (must be packet or flow)");
+    g_fidelity = fidelity;
+    if (fidelity == "packet")
+    {
+        return nullptr;
+    }
+    ROCE_ERROR_IF(faults,
+                  "--fidelity=flow with faults: flow level does not model link faults or bit "
+                  "errors yet (use --fidelity=packet)");
+    return RoceFlowEngine::Install();
+}
+
 void
 RoceCli::LoadFaults(RoceFaultHelper& faults, const std::string& file)
 {
@@ -331,7 +360,7 @@ RoceCli::CheckInvariants(bool faults, std::ostream& os)
 void
 RoceCli::CloseJson(std::ostream& os, const RoceInvariantReport& report)
 {
-    os << ",\n";
+    os << ",\n  \"fidelity\": \"" << GetFidelity() << "\",\n";
     report.WriteJsonMember(os, 2);
     os << "\n}\n";
 }
@@ -462,6 +491,15 @@ void
 RoceCommandLine::AddQuiet(bool& quiet)
 {
     m_cmd.AddValue("quiet", "No progress line on stderr and no warning before a large run", quiet);
+}
+
+void
+RoceCommandLine::AddFidelity(std::string& fidelity)
+{
+    m_cmd.AddValue("fidelity",
+                   "packet (frames, PFC, congestion control) or flow (every message a fluid "
+                   "flow at max-min fair rates on its packets' path)",
+                   fidelity);
 }
 
 void

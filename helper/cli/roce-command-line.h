@@ -14,6 +14,7 @@
 #include "ns3/command-line.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
+#include "ns3/ptr.h"
 #include "ns3/roce-cc-helper.h"
 #include "ns3/roce-invariants.h"
 
@@ -29,6 +30,7 @@ namespace ns3
 
 class RoceAiZone;
 class RoceFaultHelper;
+class RoceFlowEngine;
 class RoceGpuPlacement;
 
 namespace RoceCli
@@ -152,6 +154,21 @@ void UseFastScheduler();
 void LoadFaults(RoceFaultHelper& faults, const std::string& file);
 
 /**
+ * \brief Apply --fidelity: at "flow", a RoceFlowEngine carries every
+ * queue pair's messages (call it once the fabric is built, before the
+ * simulation runs); at "packet" nothing changes.
+ * \param fidelity the --fidelity value: packet or flow (a RoceError naming
+ *        the flag otherwise)
+ * \param faults true if the run has a fault file or bit errors: refused at
+ *        flow level, which does not model them yet
+ * \return the engine at flow level, null at packet level
+ */
+Ptr<RoceFlowEngine> ApplyFidelity(const std::string& fidelity, bool faults);
+
+/** \return the fidelity ApplyFidelity applied last: "packet" until it is called */
+const std::string& GetFidelity();
+
+/**
  * \brief Print the faults applied, one "# fault TIME WHAT" line each.
  * \param faults the fault helper \param os where
  */
@@ -179,7 +196,8 @@ RoceInvariantReport CheckInvariants(bool faults, std::ostream& os);
 
 /**
  * \brief End a JSON object an example wrote member by member: the
- * "invariants" member, then the closing brace.
+ * "fidelity" member (GetFidelity), the "invariants" member, then the
+ * closing brace.
  * \param os the stream, after the last member (no comma written)
  * \param report the invariants
  */
@@ -232,6 +250,7 @@ std::vector<uint32_t> PlaceJob(RoceGpuPlacement& place,
  * | --monitor      | CSV prefix of the fabric monitors; --sample their interval  |
  * | --json         | the results as JSON                                         |
  * | --quiet        | no progress line on stderr, no warning before a large run   |
+ * | --fidelity     | packet (frames, PFC, CC) or flow (max-min fluid flows)      |
  * | --size         | bytes of each message a sender writes                       |
  * | --gpus         | the job's GPUs (with --fabric-gpus), else the fabric's      |
  * | --uplinks      | uplinks per RTSW (16: non-blocking)                         |
@@ -287,6 +306,11 @@ class RoceCommandLine
     void AddJson(std::string& json);
     /** \param quiet the --quiet switch */
     void AddQuiet(bool& quiet);
+    /**
+     * \param fidelity the --fidelity value: packet or flow (read it with
+     *        RoceCli::ApplyFidelity after Parse)
+     */
+    void AddFidelity(std::string& fidelity);
     /** \param size the --size value: bytes of each message a sender writes */
     void AddSize(std::string& size);
     /**

@@ -9,6 +9,7 @@
 #include "ns3/queue-size.h"
 #include "ns3/roce-absent-device.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-flow-engine.h"
 #include "ns3/roce-mpi-helper.h"
 #include "ns3/roce-resource-guard.h"
 #include "ns3/roce-switch.h"
@@ -266,6 +267,9 @@ RoceAiZoneHelper::CtswUplinks() const
 void
 RoceAiZoneHelper::Check() const
 {
+    ROCE_ERROR_IF(m_fidelity == "flow" && m_partition != "none",
+                  "RoceAiZoneHelper: fidelity flow with partition "
+                      << m_partition << ": flow level runs in one process");
     ROCE_ERROR_IF(m_tiers != 2 && m_tiers != 3,
                   "RoceAiZoneHelper: tiers=" << m_tiers << " (must be 2 or 3)");
     ROCE_ERROR_IF(m_zones == 0 || m_zones > 256,
@@ -393,7 +397,25 @@ RoceAiZoneHelper::Build()
     // the process has built before (ns-3 hands out unassigned streams from a
     // process-wide counter).
     RoceSwitchHelper::AssignStreams(AI_ZONE_STREAMS);
+    if (m_fidelity == "flow")
+    {
+        RoceFlowEngine::Install();
+    }
     return z;
+}
+
+void
+RoceAiZoneHelper::SetFidelity(const std::string& fidelity)
+{
+    ROCE_ERROR_IF(fidelity != "packet" && fidelity != "flow",
+                  "RoceAiZoneHelper: fidelity " << fidelity << " (must be packet or flow)");
+    m_fidelity = fidelity;
+}
+
+const std::string&
+RoceAiZoneHelper::GetFidelity() const
+{
+    return m_fidelity;
 }
 
 void

@@ -190,6 +190,19 @@ class RoceAiZoneHelper
      */
     void SetPartition(const std::string& mode, uint32_t ranks = 0);
 
+    /**
+     * \brief Choose how Build()'s fabric carries the messages of its queue
+     * pairs: "packet" (the default: frames, PFC, congestion control) or
+     * "flow" (a RoceFlowEngine attached to every NIC of the simulation: each
+     * message a fluid flow at max-min fair rates on the path its frames
+     * would take). Other names, and "flow" with SetPartition, are RoceErrors.
+     * \param fidelity packet or flow
+     */
+    void SetFidelity(const std::string& fidelity);
+
+    /** \return the SetFidelity() choice */
+    const std::string& GetFidelity() const;
+
   private:
     /** \return the rank of every node Build() creates, in creation order */
     std::vector<uint32_t> PartitionRanks() const;
@@ -229,8 +242,9 @@ class RoceAiZoneHelper
     double m_oversub{7};
     DataRate m_rate{"400Gbps"};
     Time m_delay[3];
-    std::string m_partition{"none"}; //!< SetPartition() mode
-    uint32_t m_partitionRanks{0};    //!< SetPartition() ranks (0: the run's)
+    std::string m_partition{"none"};  //!< SetPartition() mode
+    uint32_t m_partitionRanks{0};     //!< SetPartition() ranks (0: the run's)
+    std::string m_fidelity{"packet"}; //!< SetFidelity()
 };
 
 } // namespace ns3

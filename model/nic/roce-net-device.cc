@@ -27,6 +27,16 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RoceNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(RoceMessageOffload);
+
+TypeId
+RoceMessageOffload::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceMessageOffload").SetParent<Object>().SetGroupName("Rocev2");
+    return tid;
+}
+
 NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
 
 TypeId
@@ -155,8 +165,15 @@ RoceNetDevice::DoInitialize()
 }
 
 void
+RoceNetDevice::SetMessageOffload(Ptr<RoceMessageOffload> offload)
+{
+    m_offload = offload;
+}
+
+void
 RoceNetDevice::DoDispose()
 {
+    m_offload = nullptr;
     m_wakeEvent.Cancel();
     m_wakePending = false;
     m_drainEvent.Cancel();

@@ -4,6 +4,7 @@
 #ifndef ROCE_NET_DEVICE_H
 #define ROCE_NET_DEVICE_H
 
+#include "roce-message-offload.h"
 #include "roce-nic-scheduler.h"
 #include "roce-queue-pair.h"
 
@@ -284,6 +285,19 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
     /** \return bytes waiting in the receive buffer */
     uint64_t GetRxBufferBytes() const;
 
+    /**
+     * \brief Have an offload (the flow-level engine) carry every message this
+     * NIC's queue pairs are given, instead of packets.
+     * \param offload the offload; null to send packets again
+     */
+    void SetMessageOffload(Ptr<RoceMessageOffload> offload);
+
+    /** \return the offload that carries this NIC's messages, null at packet level */
+    RoceMessageOffload* GetMessageOffload() const
+    {
+        return m_offload.operator->();
+    }
+
     void SetAddress(Address address) override;
 
   protected:
@@ -332,6 +346,7 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
     uint8_t m_cnpPriority{6};
     AckClass m_ackClass{ACK_QUEUE_PAIR}; //!< the AckClass attribute
     DataRate m_rxDrainRate{0};
+    Ptr<RoceMessageOffload> m_offload; //!< null at packet level
     QueueSize m_rxBufferSize;
     QueueSize m_rxXoff;
     QueueSize m_rxXon;

@@ -268,10 +268,61 @@ RoceQueuePair::Post(uint64_t bytes, bool write, CompletionCallback cb)
         }
         return m.id;
     }
+    if (RoceMessageOffload* offload = m_nic->GetMessageOffload())
+    {
+        // Flow level: the offload carries the message; no packet is built.
+        ++m_offloaded;
+        offload->Carry(this, m.id, bytes, write, m.posted, cb);
+        return m.id;
+    }
     m_sndEnd += m.nPackets;
     m_messages.push_back(m);
     m_nic->NotifyQpReady(this);
     return m.id;
+}
+
+void
+RoceQueuePair::CompleteOffloaded(uint64_t id,
+                                 uint64_t bytes,
+                                 uint64_t packets,
+                                 Time posted,
+                                 const CompletionCallback& cb)
+{
+    ROCE_ERROR_IF(m_offloaded == 0,
+                  "RoceQueuePair: QP " << m_qpn << " completed a message no offload carried");
+    --m_offloaded;
+    m_stats.dataPacketsSent += packets;
+    m_stats.payloadBytesSent += bytes;
+    m_stats.bytesAcked += bytes;
+    ++m_stats.messagesCompleted;
+    RoceCompletion c{id, bytes, posted, RoceNow(), true};
+    if (Traces* t = m_traces.Get())
+    {
+        t->complete(c);
+    }
+    if (!cb.IsNull())
+    {
+        cb(c);
+    }
+}
+
+void
+RoceQueuePair::DeliverOffloaded(uint64_t bytes, uint64_t packets)
+{
+    m_rcvNxt += packets;
+    m_stats.bytesDelivered += bytes;
+    m_rcvMsn = (m_rcvMsn + 1) & 0xFFFFFF;
+    ++m_stats.messagesReceived;
+    if (Traces* t = m_traces.Get())
+    {
+        t->messageReceived(bytes, m_rcvMsn);
+    }
+}
+
+uint32_t
+RoceQueuePair::GetPayloadMtu() const
+{
+    return m_mtu;
 }
 
 void
@@ -370,7 +421,7 @@ RoceQueuePair::HasOutstanding() const
 {
     // In the error state every message has failed: nothing will be sent or
     // acknowledged any more.
-    return m_state != ERROR && m_sndUna < m_sndEnd;
+    return m_state != ERROR && (m_sndUna < m_sndEnd || m_offloaded > 0);
 }
 
 bool

@@ -279,6 +279,34 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     /** \brief A CNP for this QP arrived. */
     void ReceiveCnp();
 
+    // Called by a RoceMessageOffload (the flow-level engine) ----------
+
+    /**
+     * \brief Sender: a message the NIC's offload carried is acknowledged in
+     * full. Counts it as the last ACK would (bytesAcked, messagesCompleted,
+     * and its packets and payload as sent), fires MessageComplete and calls
+     * the callback.
+     * \param id its id \param bytes its size \param packets the packets it
+     *        takes \param posted when it was posted \param cb its callback
+     */
+    void CompleteOffloaded(uint64_t id,
+                           uint64_t bytes,
+                           uint64_t packets,
+                           Time posted,
+                           const CompletionCallback& cb);
+
+    /**
+     * \brief Receiver: a message the sender's offload carried arrived in
+     * full. Counts it as its packets would (bytesDelivered, messagesReceived,
+     * the expected PSN and the MSN) and fires MessageReceived; the per-packet
+     * Deliver trace does not fire.
+     * \param bytes its size \param packets the packets it takes
+     */
+    void DeliverOffloaded(uint64_t bytes, uint64_t packets);
+
+    /** \return the payload bytes of this QP's packets (the NIC's payload MTU) */
+    uint32_t GetPayloadMtu() const;
+
   protected:
     void DoDispose() override;
 
@@ -438,6 +466,7 @@ class RoceQueuePair : public Object, private RoceCcRateListener
     bool m_rtoPending{false}; //!< m_rtoEvent is scheduled, not cancelled (IsExpired costs a call)
     bool m_nakSent{false};    //!< receiver (here to share the padding)
     bool m_ceSinceAck{false}; //!< receiver (here to share the padding)
+    uint32_t m_offloaded{0};  //!< messages an offload carries, not yet complete
 
     // receiver
     uint64_t m_rcvNxt{0};

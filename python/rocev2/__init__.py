@@ -126,14 +126,18 @@ class AiZone:
     gpus_per_server, servers_per_rack, preset (a named preset instead of the
     shape), link_rate ("400Gbps"), cc (none, dcqcn, hpcc, timely, dctcp) and
     dcqcn_preset (paper-2015, nvidia-cx, hpcc-sim; dcqcn alone is nvidia-cx),
-    as the examples' --cc and --dcqcn-preset, and dicts of NIC, QP and switch
-    attributes.
+    as the examples' --cc and --dcqcn-preset, dicts of NIC, QP and switch
+    attributes, and fidelity: "packet" (frames, PFC, congestion control) or
+    "flow" (every message a fluid flow at max-min fair rates on its frames'
+    path; cc must be none), as the examples' --fidelity.
     """
 
     def __init__(self, gpus=None, tiers=2, zones=1, uplinks=16, ctsws=None, oversubscription=7.0,
                  rail=False, gpus_per_server=None, servers_per_rack=None, preset=None,
-                 link_rate=None, cc="", nic=None, qp=None, switch=None, dcqcn_preset=""):
+                 link_rate=None, cc="", nic=None, qp=None, switch=None, dcqcn_preset="",
+                 fidelity="packet"):
         h = _native.AiZoneHelper()
+        h.set_fidelity(fidelity)
         if preset is not None:
             h.set_preset(preset)
         else:

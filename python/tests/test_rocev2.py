@@ -70,6 +70,9 @@ class JsonIdentity(Scenario):
     def test_allreduce(self):
         self.check(["--gpus=32", "--sizes=1M,4M"])
 
+    def test_flow_level(self):
+        self.check(["--gpus=32", "--sizes=1M,16M", "--fidelity=flow"])
+
     def test_random_placement_alltoall_dcqcn(self):
         self.check(["--gpus=32", "--fabric-gpus=64", "--placement=random", "--seed=3",
                     "--op=alltoall", "--qps=2", "--cc=dcqcn", "--sizes=1M"])
@@ -105,6 +108,17 @@ class Errors(Scenario):
 
     def test_unknown_cc(self):
         self.expect(lambda: rocev2.AiZone(gpus=16, cc="cubic"), "unknown congestion control 'cubic'")
+
+    def test_flow_level_refuses_cc(self):
+        def run():
+            zone = rocev2.AiZone(gpus=16, cc="dcqcn", fidelity="flow")
+            rocev2.Collective(zone, zone.placement().contiguous(16), sizes=["1M"])
+            rocev2.run()
+
+        self.expect(run, "uses congestion control dcqcn", "--fidelity=packet")
+
+    def test_unknown_fidelity(self):
+        self.expect(lambda: rocev2.AiZone(gpus=16, fidelity="fluid"), "fidelity fluid")
 
     def test_preset_with_another_cc(self):
         # As the examples: a DCQCN preset goes with dcqcn only.

@@ -1,0 +1,911 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-flow-engine.h"
+
+#include "ns3/boolean.h"
+#include "ns3/data-rate.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/object-factory.h"
+#include "ns3/pointer.h"
+#include "ns3/roce-cc-none.h"
+#include "ns3/roce-channel.h"
+#include "ns3/roce-congestion-ops.h"
+#include "ns3/roce-device-walk.h"
+#include "ns3/roce-error.h"
+#include "ns3/roce-frame.h"
+#include "ns3/roce-icrc-trailer.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-pfc-net-device.h"
+#include "ns3/roce-rank-call.h"
+#include "ns3/roce-reth-header.h"
+#include "ns3/roce-switch-port.h"
+#include "ns3/roce-switch.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceFlowEngine");
+NS_OBJECT_ENSURE_REGISTERED(RoceFlowEngine);
+
+namespace
+{
+
+/** The longest path a walk follows before it calls it a loop. */
+constexpr uint32_t MAX_HOPS = 64;
+
+/** Bytes of a data frame beyond its payload and pad: headers up to the BTH, ICRC. */
+constexpr uint32_t DATA_HEADERS = RoceFrame::HEADER_BYTES + RoceIcrcTrailer::SIZE;
+
+/** Bytes of an ACK frame: headers up to the BTH, AETH, ICRC. */
+constexpr uint32_t ACK_FRAME =
+    RoceFrame::HEADER_BYTES + RoceFrame::AETH_BYTES + RoceIcrcTrailer::SIZE;
+
+/** \return payload bytes rounded up to the 4-byte multiple frames carry */
+uint32_t
+Padded(uint64_t payload)
+{
+    return static_cast<uint32_t>((payload + 3) / 4 * 4);
+}
+
+} // namespace
+
+TypeId
+RoceFlowEngine::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceFlowEngine")
+                            .SetParent<RoceMessageOffload>()
+                            .SetGroupName("Rocev2")
+                            .AddConstructor<RoceFlowEngine>()
+                            .AddAttribute("FastPath",
+                                          "Settle a change without a max-min computation when "
+                                          "the old rates plus the new flow's free capacity are "
+                                          "provably max-min (the same rates, fewer operations)",
+                                          BooleanValue(true),
+                                          MakeBooleanAccessor(&RoceFlowEngine::m_fastPath),
+                                          MakeBooleanChecker())
+                            .AddAttribute("VerifyFastPath",
+                                          "Check every fast-path change against a full "
+                                          "computation (a RoceError on a difference above "
+                                          "1e-6 relative); for tests",
+                                          BooleanValue(false),
+                                          MakeBooleanAccessor(&RoceFlowEngine::m_verify),
+                                          MakeBooleanChecker());
+    return tid;
+}
+
+RoceFlowEngine::RoceFlowEngine()
+    : m_ticksPerSecond(static_cast<long double>(Seconds(1).GetTimeStep()))
+{
+}
+
+RoceFlowEngine::~RoceFlowEngine() = default;
+
+void
+RoceFlowEngine::DoDispose()
+{
+    for (Flow& f : m_flows)
+    {
+        f.finish.Cancel();
+        f.cb = Callback<void, const RoceCompletion&>();
+    }
+    m_reshare.Cancel();
+    m_flows.clear();
+    m_qps.clear();
+    m_qpIndex.clear();
+    m_links.clear();
+    m_linkIndex.clear();
+    RoceMessageOffload::DoDispose();
+}
+
+Ptr<RoceFlowEngine>
+RoceFlowEngine::Install()
+{
+    ROCE_ERROR_IF(RoceRankCall::HasTransport(),
+                  "RoceFlowEngine: flow-level fidelity runs in one process; this run is split "
+                  "over MPI ranks (use --fidelity=packet, or run without MPI)");
+    Ptr<RoceFlowEngine> engine = CreateObject<RoceFlowEngine>();
+    RoceForEachDevice<RoceNetDevice>(
+        [&engine](const Ptr<Node>&, const Ptr<RoceNetDevice>& nic) { engine->Attach(nic); });
+    return engine;
+}
+
+void
+RoceFlowEngine::Attach(Ptr<RoceNetDevice> nic)
+{
+    ROCE_ERROR_IF(!nic, "RoceFlowEngine::Attach: a null NIC");
+    const TypeId cc = nic->GetCongestionControlType();
+    if (cc != RoceCcNone::GetTypeId())
+    {
+        ObjectFactory factory(cc.GetName());
+        ROCE_ERROR("RoceFlowEngine: the NIC of node "
+                   << nic->GetNodeId() << " uses congestion control "
+                   << factory.Create<RoceCongestionOps>()->GetName()
+                   << "; flow-level fidelity models none (max-min fair rates): use cc none, or "
+                      "--fidelity=packet");
+    }
+    nic->SetMessageOffload(this);
+}
+
+const RoceFlowEngine::Stats&
+RoceFlowEngine::GetStats() const
+{
+    return m_stats;
+}
+
+uint32_t
+RoceFlowEngine::GetNActive() const
+{
+    return m_active;
+}
+
+long double
+RoceFlowEngine::Now() const
+{
+    return static_cast<long double>(Simulator::Now().GetTimeStep()) / m_ticksPerSecond;
+}
+
+Time
+RoceFlowEngine::Until(long double t) const
+{
+    const long double ticks = std::ceil(t * m_ticksPerSecond - 1e-9L);
+    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t at = static_cast<int64_t>(ticks);
+    return TimeStep(at > now ? at - now : 0);
+}
+
+uint32_t
+RoceFlowEngine::LinkOf(RocePfcNetDevice* device)
+{
+    auto it = m_linkIndex.find(device);
+    if (it != m_linkIndex.end())
+    {
+        return it->second;
+    }
+    Ptr<RoceChannel> channel = DynamicCast<RoceChannel>(device->GetChannel());
+    ROCE_ERROR_IF(!channel,
+                  "RoceFlowEngine: device " << device->GetIfIndex() << " of node "
+                                            << device->GetNodeId() << " has no RoceChannel");
+    ROCE_ERROR_IF(device->GetReceiveErrorModel(),
+                  "RoceFlowEngine: device " << device->GetIfIndex() << " of node "
+                                            << device->GetNodeId()
+                                            << " has a ReceiveErrorModel; flow-level fidelity "
+                                               "has no packets to lose (use --fidelity=packet)");
+    Link l;
+    l.device = device;
+    l.bitRate = static_cast<double>(device->GetBitRate());
+    l.capacity = l.bitRate / 8.0;
+    l.delay = static_cast<long double>(channel->GetDelay().GetTimeStep()) / m_ticksPerSecond;
+    const uint32_t index = m_links.size();
+    m_links.push_back(std::move(l));
+    m_linkIndex.emplace(device, index);
+    return index;
+}
+
+RoceNetDevice*
+RoceFlowEngine::Walk(RoceQueuePair* qp, uint32_t dst, std::vector<uint32_t>& links)
+{
+    RoceNetDevice* src = PeekPointer(qp->GetNic());
+    RoceFrame f;
+    f.etherType = RoceFrame::ETHERTYPE_IPV4;
+    f.ipProto = 17;
+    f.srcIp = src->GetIpv4Address().Get();
+    f.dstIp = dst;
+    f.sport = qp->GetSourcePort();
+    f.dport = RoceFrame::ROCEV2_UDP_PORT;
+    f.destQp = qp->GetRemoteQpn();
+    f.isIpv4 = true;
+    f.isRoce = true;
+    RocePfcNetDevice* dev = src;
+    for (uint32_t hop = 0; hop < MAX_HOPS; ++hop)
+    {
+        ROCE_ERROR_IF(!dev->IsLinkUp(),
+                      "RoceFlowEngine: QP " << qp->GetQpn() << " of node " << src->GetNodeId()
+                                            << ": the link of device " << dev->GetIfIndex()
+                                            << " of node " << dev->GetNodeId()
+                                            << " on its path is down");
+        links.push_back(LinkOf(dev));
+        Ptr<Channel> channel = dev->GetChannel();
+        Ptr<NetDevice> peer = channel->GetDevice(0) == Ptr<NetDevice>(dev) ? channel->GetDevice(1)
+                                                                           : channel->GetDevice(0);
+        if (Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>(peer))
+        {
+            ROCE_ERROR_IF(nic->GetIpv4Address().Get() != dst,
+                          "RoceFlowEngine: QP " << qp->GetQpn() << " of node " << src->GetNodeId()
+                                                << " to " << Ipv4Address(dst) << " reaches the NIC "
+                                                << nic->GetIpv4Address() << " of node "
+                                                << nic->GetNodeId() << " instead");
+            return PeekPointer(nic);
+        }
+        Ptr<RoceSwitchPort> port = DynamicCast<RoceSwitchPort>(peer);
+        ROCE_ERROR_IF(!port,
+                      "RoceFlowEngine: QP " << qp->GetQpn() << " of node " << src->GetNodeId()
+                                            << " reaches device " << peer->GetIfIndex()
+                                            << " of node " << peer->GetNode()->GetId()
+                                            << ", neither a RoCE NIC nor a switch port "
+                                               "(another MPI rank's?)");
+        Ptr<RoceSwitch> sw = peer->GetNode()->GetObject<RoceSwitch>();
+        ROCE_ERROR_IF(sw->GetLoadBalancingMode() != RoceSwitch::LB_ECMP,
+                      "RoceFlowEngine: switch node "
+                          << peer->GetNode()->GetId()
+                          << " has LoadBalancing=" << sw->GetLoadBalancing()
+                          << "; flow-level fidelity follows ECMP only (flowlets, spraying and "
+                             "adaptive routing choose by queues it does not have)");
+        int32_t out = sw->GetPinnedPort({f.srcIp, f.dstIp, f.sport, f.dport, f.destQp});
+        if (out < 0 || !sw->GetPort(out)->IsLinkUp())
+        {
+            out = sw->SelectEgress(f);
+        }
+        ROCE_ERROR_IF(out < 0,
+                      "RoceFlowEngine: switch node "
+                          << peer->GetNode()->GetId() << " has no route to " << Ipv4Address(dst)
+                          << " for QP " << qp->GetQpn() << " of node " << src->GetNodeId());
+        dev = PeekPointer(sw->GetPort(out));
+    }
+    ROCE_ERROR("RoceFlowEngine: QP " << qp->GetQpn() << " of node " << src->GetNodeId() << " to "
+                                     << Ipv4Address(dst) << " takes more than " << MAX_HOPS
+                                     << " hops: a routing loop");
+}
+
+uint32_t
+RoceFlowEngine::State(RoceQueuePair* qp)
+{
+    auto it = m_qpIndex.find(qp);
+    if (it != m_qpIndex.end())
+    {
+        return it->second;
+    }
+    const std::string cc = qp->GetCongestionControl()->GetName();
+    ROCE_ERROR_IF(cc != "none",
+                  "RoceFlowEngine: QP " << qp->GetQpn() << " of node " << qp->GetNic()->GetNodeId()
+                                        << " uses congestion control " << cc
+                                        << "; flow-level fidelity models none (max-min fair "
+                                           "rates): use cc none, or --fidelity=packet");
+    QpState s;
+    s.qp = qp;
+    s.mtu = qp->GetPayloadMtu();
+    RoceNetDevice* dstNic = Walk(qp, qp->GetRemoteAddress().Get(), s.data);
+    Ptr<RoceQueuePair> peer = dstNic->GetQp(qp->GetRemoteQpn());
+    ROCE_ERROR_IF(!peer,
+                  "RoceFlowEngine: QP " << qp->GetQpn() << " of node " << qp->GetNic()->GetNodeId()
+                                        << ": the NIC of node " << dstNic->GetNodeId()
+                                        << " has no QP " << qp->GetRemoteQpn());
+    s.peer = PeekPointer(peer);
+    DataRateValue drain;
+    dstNic->GetAttribute("RxDrainRate", drain);
+    ROCE_ERROR_IF(drain.Get().GetBitRate() != 0,
+                  "RoceFlowEngine: the NIC of node "
+                      << dstNic->GetNodeId() << " has RxDrainRate=" << drain.Get()
+                      << "; flow-level fidelity has no receive buffer (use --fidelity=packet)");
+    UintegerValue ackInterval;
+    peer->GetAttribute("AckInterval", ackInterval);
+    s.ackInterval = static_cast<uint32_t>(std::max<uint64_t>(1, ackInterval.Get()));
+    Walk(s.peer, qp->GetNic()->GetIpv4Address().Get(), s.ack);
+    const uint32_t index = m_qps.size();
+    m_qps.push_back(std::move(s));
+    m_qpIndex.emplace(qp, index);
+    return index;
+}
+
+std::vector<Ptr<RocePfcNetDevice>>
+RoceFlowEngine::GetPath(Ptr<RoceQueuePair> qp)
+{
+    const QpState& s = m_qps[State(PeekPointer(qp))];
+    std::vector<Ptr<RocePfcNetDevice>> path;
+    for (uint32_t l : s.data)
+    {
+        path.push_back(m_links[l].device);
+    }
+    return path;
+}
+
+double
+RoceFlowEngine::GetRate(Ptr<RoceQueuePair> qp) const
+{
+    auto it = m_qpIndex.find(PeekPointer(qp));
+    if (it == m_qpIndex.end() || m_qps[it->second].current < 0)
+    {
+        return 0;
+    }
+    return m_flows[m_qps[it->second].current].rate * 8.0;
+}
+
+uint64_t
+RoceFlowEngine::GetLinkWireBytes(Ptr<RocePfcNetDevice> device) const
+{
+    auto it = m_linkIndex.find(PeekPointer(device));
+    return it == m_linkIndex.end() ? 0 : m_links[it->second].wireBytes;
+}
+
+void
+RoceFlowEngine::Carry(RoceQueuePair* qp,
+                      uint64_t id,
+                      uint64_t bytes,
+                      bool write,
+                      Time posted,
+                      Callback<void, const RoceCompletion&> cb)
+{
+    const uint32_t s = State(qp);
+    ++m_stats.messages;
+    m_qps[s].waiting.push_back(Pending{id, bytes, write, posted, std::move(cb)});
+    if (m_qps[s].current < 0)
+    {
+        StartNext(s);
+    }
+}
+
+void
+RoceFlowEngine::StartNext(uint32_t qpIndex)
+{
+    QpState& s = m_qps[qpIndex];
+    if (s.waiting.empty())
+    {
+        s.current = -1;
+        return;
+    }
+    Pending m = std::move(s.waiting.front());
+    s.waiting.pop_front();
+    uint32_t index;
+    if (m_freeFlows.empty())
+    {
+        index = m_flows.size();
+        m_flows.emplace_back();
+    }
+    else
+    {
+        index = m_freeFlows.back();
+        m_freeFlows.pop_back();
+    }
+    Flow& f = m_flows[index];
+    const RocePfcNetDevice* nic = m_links[s.data.front()].device;
+    // The frames of the message, as RoceQueuePair::BuildNextPacket makes them.
+    const uint64_t packets = m.bytes == 0 ? 1 : (m.bytes + s.mtu - 1) / s.mtu;
+    const uint32_t reth = m.write ? RoceRethHeader::SIZE : 0;
+    const uint64_t lastPayload = m.bytes - (packets - 1) * s.mtu;
+    uint64_t wire;
+    if (packets == 1)
+    {
+        f.maxFrame = DATA_HEADERS + reth + Padded(m.bytes);
+        wire = nic->FrameWireBytes(f.maxFrame);
+    }
+    else
+    {
+        f.maxFrame = DATA_HEADERS + reth + Padded(s.mtu);
+        wire = nic->FrameWireBytes(f.maxFrame) +
+               (packets - 2) * nic->FrameWireBytes(DATA_HEADERS + Padded(s.mtu)) +
+               nic->FrameWireBytes(DATA_HEADERS + Padded(lastPayload));
+    }
+    // One ACK per AckInterval packets, and one for the last.
+    const uint64_t acks = (packets + s.ackInterval - 1) / s.ackInterval;
+    f.id = m.id;
+    f.bytes = m.bytes;
+    f.packets = packets;
+    f.wire = wire;
+    f.ackWire = acks * nic->FrameWireBytes(ACK_FRAME);
+    f.posted = m.posted;
+    f.cb = std::move(m.cb);
+    f.remaining = static_cast<long double>(wire);
+    f.since = Now();
+    f.rate = 0;
+    f.qp = qpIndex;
+    f.active = true;
+    f.frozen = false;
+    f.hops.clear();
+    const double ackWeight = static_cast<double>(f.ackWire) / static_cast<double>(wire);
+    for (uint32_t l : s.data)
+    {
+        f.hops.push_back(Hop{l, 0, 1.0});
+    }
+    for (uint32_t l : s.ack)
+    {
+        f.hops.push_back(Hop{l, 0, ackWeight});
+    }
+    for (uint32_t h = 0; h < f.hops.size(); ++h)
+    {
+        Link& l = m_links[f.hops[h].link];
+        f.hops[h].pos = l.members.size();
+        l.members.push_back(Member{index, h, f.hops[h].weight});
+        Touch(f.hops[h].link);
+    }
+    f.fresh = true;
+    m_added.push_back(index);
+    s.current = index;
+    ++m_active;
+    m_stats.maxActive = std::max<uint64_t>(m_stats.maxActive, m_active);
+}
+
+void
+RoceFlowEngine::Touch(uint32_t link)
+{
+    Link& l = m_links[link];
+    if (!l.dirty)
+    {
+        l.dirty = true;
+        m_dirty.push_back(link);
+    }
+    if (!m_resharePending)
+    {
+        m_resharePending = true;
+        m_reshare = Simulator::ScheduleNow(&RoceFlowEngine::Reshare, this);
+    }
+}
+
+void
+RoceFlowEngine::Fill(std::vector<Link>& links,
+                     std::vector<Flow>& flows,
+                     const std::vector<uint32_t>& compLinks,
+                     const std::vector<uint32_t>& compFlows)
+{
+    // Progressive filling: all unfrozen flows share one level; a link is
+    // full at level (capacity - frozen load) / (unfrozen weight). The links
+    // full first freeze their flows at that level; repeat. Freezing a flow
+    // can only raise the level at which its other links are full.
+    //
+    // Rounds: each round scans the links for the lowest level and freezes
+    // the flows of every link full at it (within a relative 1e-12, the
+    // rounding of the sums). A fabric's flows mostly share a few levels, so
+    // a few scans settle them; after ROUNDS rounds the rest goes through a
+    // heap ordered by level, in which a link's key is a lower bound: popped,
+    // the key is recomputed, and the link goes back with the new key if it
+    // rose (one push per link and per rise seen).
+    constexpr uint32_t ROUNDS = 4;
+    constexpr double TIE = 1e-12;
+    for (uint32_t f : compFlows)
+    {
+        flows[f].frozen = false;
+        flows[f].newRate = 0;
+    }
+    uint32_t unfrozenLinks = 0;
+    for (uint32_t i : compLinks)
+    {
+        Link& l = links[i];
+        l.residual = l.capacity;
+        l.wsum = 0;
+        l.unfrozen = 0;
+        for (const Member& m : l.members)
+        {
+            if (m.weight > 0)
+            {
+                l.wsum += m.weight;
+                ++l.unfrozen;
+            }
+        }
+        unfrozenLinks += l.unfrozen > 0 ? 1 : 0;
+    }
+    auto levelOf = [](const Link& l) {
+        return std::max(0.0, l.residual) / std::max(l.wsum, 1e-300);
+    };
+    double level = 0;
+    // Freeze the unfrozen flows of link l at the current level.
+    auto freeze = [&](Link& l) {
+        for (const Member& m : l.members)
+        {
+            Flow& f = flows[m.flow];
+            if (f.frozen || m.weight <= 0)
+            {
+                continue;
+            }
+            f.frozen = true;
+            f.newRate = level;
+            for (const Hop& h : f.hops)
+            {
+                if (h.weight <= 0)
+                {
+                    continue;
+                }
+                Link& o = links[h.link];
+                o.residual -= h.weight * level;
+                o.wsum -= h.weight;
+                if (--o.unfrozen == 0)
+                {
+                    --unfrozenLinks;
+                }
+            }
+        }
+    };
+    for (uint32_t round = 0; round < ROUNDS && unfrozenLinks > 0; ++round)
+    {
+        double lowest = std::numeric_limits<double>::infinity();
+        for (uint32_t i : compLinks)
+        {
+            const Link& l = links[i];
+            if (l.unfrozen > 0)
+            {
+                lowest = std::min(lowest, levelOf(l));
+            }
+        }
+        level = std::max(level, lowest);
+        const double bar = level * (1 + TIE);
+        for (uint32_t i : compLinks)
+        {
+            Link& l = links[i];
+            if (l.unfrozen > 0 && levelOf(l) <= bar)
+            {
+                freeze(l);
+            }
+        }
+    }
+    if (unfrozenLinks == 0)
+    {
+        return;
+    }
+
+    struct Key
+    {
+        double level;  //!< the level at which the link was full when pushed
+        uint32_t link; //!< the link
+
+        bool operator>(const Key& o) const
+        {
+            return level > o.level || (level == o.level && link > o.link);
+        }
+    };
+
+    std::vector<Key> heap;
+    for (uint32_t i : compLinks)
+    {
+        if (links[i].unfrozen > 0)
+        {
+            heap.push_back({levelOf(links[i]), i});
+        }
+    }
+    const auto later = std::greater<Key>();
+    std::make_heap(heap.begin(), heap.end(), later);
+    while (!heap.empty())
+    {
+        std::pop_heap(heap.begin(), heap.end(), later);
+        const Key k = heap.back();
+        heap.pop_back();
+        Link& l = links[k.link];
+        if (l.unfrozen == 0)
+        {
+            continue;
+        }
+        const double now = levelOf(l);
+        if (now > k.level)
+        {
+            heap.push_back({now, k.link});
+            std::push_heap(heap.begin(), heap.end(), later);
+            continue;
+        }
+        level = std::max(level, now);
+        freeze(l);
+    }
+}
+
+std::vector<double>
+RoceFlowEngine::MaxMin(const std::vector<double>& capacity,
+                       const std::vector<std::vector<std::pair<uint32_t, double>>>& flows)
+{
+    std::vector<Link> links(capacity.size());
+    std::vector<Flow> fs(flows.size());
+    std::vector<uint32_t> compLinks;
+    std::vector<uint32_t> compFlows;
+    for (uint32_t i = 0; i < capacity.size(); ++i)
+    {
+        ROCE_ERROR_IF(!(capacity[i] > 0),
+                      "RoceFlowEngine::MaxMin: link " << i << " capacity " << capacity[i]);
+        links[i].capacity = capacity[i];
+        compLinks.push_back(i);
+    }
+    for (uint32_t f = 0; f < flows.size(); ++f)
+    {
+        bool loads = false;
+        for (const auto& [link, weight] : flows[f])
+        {
+            ROCE_ERROR_IF(link >= capacity.size(),
+                          "RoceFlowEngine::MaxMin: flow " << f << " names link " << link);
+            ROCE_ERROR_IF(weight < 0, "RoceFlowEngine::MaxMin: flow " << f << " weight " << weight);
+            loads = loads || weight > 0;
+            fs[f].hops.push_back(Hop{link, uint32_t(links[link].members.size()), weight});
+            links[link].members.push_back(Member{f, uint32_t(fs[f].hops.size() - 1), weight});
+        }
+        ROCE_ERROR_IF(!loads, "RoceFlowEngine::MaxMin: flow " << f << " loads no link");
+        compFlows.push_back(f);
+    }
+    Fill(links, fs, compLinks, compFlows);
+    std::vector<double> rates;
+    for (const Flow& f : fs)
+    {
+        rates.push_back(f.newRate);
+    }
+    return rates;
+}
+
+double
+RoceFlowEngine::LoadOf(const Link& l) const
+{
+    double load = 0;
+    for (const Member& m : l.members)
+    {
+        load += m.weight * m_flows[m.flow].rate;
+    }
+    return load;
+}
+
+double
+RoceFlowEngine::TopRateOn(const Link& l, uint32_t except) const
+{
+    double top = 0;
+    for (const Member& m : l.members)
+    {
+        if (m.weight > 0 && m.flow != except)
+        {
+            top = std::max(top, m_flows[m.flow].rate);
+        }
+    }
+    return top;
+}
+
+bool
+RoceFlowEngine::HasBottleneck(uint32_t flow) const
+{
+    const Flow& f = m_flows[flow];
+    for (const Hop& h : f.hops)
+    {
+        const Link& l = m_links[h.link];
+        if (h.weight > 0 && LoadOf(l) >= l.capacity * (1 - FAST_TIE) &&
+            f.rate >= TopRateOn(l, flow) * (1 - FAST_TIE))
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool
+RoceFlowEngine::TryFast()
+{
+    // Removals: the flows that shared a link with a removed flow keep their
+    // rates if each still has a bottleneck (a full link on which none has a
+    // higher rate); flows that shared none keep theirs.
+    ++m_epoch;
+    for (uint32_t link : m_removedLinks)
+    {
+        for (const Member& m : m_links[link].members)
+        {
+            Flow& h = m_flows[m.flow];
+            if (h.fresh || h.mark == m_epoch)
+            {
+                continue;
+            }
+            h.mark = m_epoch;
+            if (!HasBottleneck(m.flow))
+            {
+                return false;
+            }
+        }
+    }
+    // Additions: a new flow takes the free capacity of its path if the
+    // link that limits it then has no flow at a higher rate; then no
+    // other flow's bottleneck (a full link) is on its path.
+    for (uint32_t g : m_added)
+    {
+        Flow& f = m_flows[g];
+        double best = std::numeric_limits<double>::infinity();
+        for (const Hop& h : f.hops)
+        {
+            if (h.weight > 0)
+            {
+                const Link& l = m_links[h.link];
+                best = std::min(best, (l.capacity - LoadOf(l)) / h.weight);
+            }
+        }
+        if (!(best > 0))
+        {
+            return false;
+        }
+        bool bottleneck = false;
+        for (const Hop& h : f.hops)
+        {
+            const Link& l = m_links[h.link];
+            if (h.weight > 0 && (l.capacity - LoadOf(l)) / h.weight <= best * (1 + FAST_TIE) &&
+                best >= TopRateOn(l, g) * (1 - FAST_TIE))
+            {
+                bottleneck = true;
+                break;
+            }
+        }
+        if (!bottleneck)
+        {
+            return false;
+        }
+        f.rate = best;
+    }
+    return true;
+}
+
+void
+RoceFlowEngine::Reshare()
+{
+    m_resharePending = false;
+    if (m_dirty.empty())
+    {
+        return;
+    }
+    if (m_fastPath && TryFast())
+    {
+        ++m_stats.fastComputations;
+        const long double now = Now();
+        for (uint32_t g : m_added)
+        {
+            Flow& f = m_flows[g];
+            f.fresh = false;
+            f.since = now;
+            f.finish = Simulator::Schedule(Until(now + f.remaining / f.rate),
+                                           &RoceFlowEngine::Finish,
+                                           this,
+                                           g);
+        }
+        if (m_verify)
+        {
+            Verify();
+        }
+        for (uint32_t l : m_dirty)
+        {
+            m_links[l].dirty = false;
+        }
+        m_dirty.clear();
+        m_added.clear();
+        m_removedLinks.clear();
+        return;
+    }
+    for (uint32_t g : m_added)
+    {
+        // A failed fast path may have given it a rate: it starts from none.
+        m_flows[g].fresh = false;
+        m_flows[g].rate = 0;
+    }
+    m_added.clear();
+    m_removedLinks.clear();
+    Component();
+    ++m_stats.rateComputations;
+    m_stats.flowsRated += m_compFlows.size();
+    const long double now = Now();
+    for (uint32_t i : m_compFlows)
+    {
+        Flow& f = m_flows[i];
+        f.remaining = std::max<long double>(0, f.remaining - f.rate * (now - f.since));
+        f.since = now;
+    }
+    Fill(m_links, m_flows, m_compLinks, m_compFlows);
+    for (uint32_t i : m_compFlows)
+    {
+        Flow& f = m_flows[i];
+        if (f.newRate == f.rate && !f.finish.IsExpired())
+        {
+            continue;
+        }
+        f.rate = f.newRate;
+        f.finish.Cancel();
+        ROCE_ERROR_IF(!(f.rate > 0), "RoceFlowEngine: a flow got no rate (a link of capacity 0?)");
+        f.finish = Simulator::Schedule(Until(now + f.remaining / f.rate),
+                                       &RoceFlowEngine::Finish,
+                                       this,
+                                       i);
+    }
+}
+
+void
+RoceFlowEngine::Verify()
+{
+    Component();
+    Fill(m_links, m_flows, m_compLinks, m_compFlows);
+    for (uint32_t i : m_compFlows)
+    {
+        const Flow& f = m_flows[i];
+        ROCE_ERROR_IF(std::abs(f.newRate - f.rate) > 1e-6 * f.newRate,
+                      "RoceFlowEngine: the fast path gave a flow of QP "
+                          << m_qps[f.qp].qp->GetQpn() << " of node "
+                          << m_qps[f.qp].qp->GetNic()->GetNodeId() << " " << f.rate * 8
+                          << " b/s where max-min gives " << f.newRate * 8 << " b/s");
+    }
+}
+
+void
+RoceFlowEngine::Component()
+{
+    // The flows and links connected to the changed links.
+    ++m_epoch;
+    m_compLinks.clear();
+    m_compFlows.clear();
+    for (uint32_t l : m_dirty)
+    {
+        m_links[l].dirty = false;
+        if (m_links[l].mark != m_epoch)
+        {
+            m_links[l].mark = m_epoch;
+            m_compLinks.push_back(l);
+        }
+    }
+    for (size_t i = 0; i < m_compLinks.size(); ++i)
+    {
+        for (const Member& m : m_links[m_compLinks[i]].members)
+        {
+            Flow& f = m_flows[m.flow];
+            if (f.mark == m_epoch)
+            {
+                continue;
+            }
+            f.mark = m_epoch;
+            m_compFlows.push_back(m.flow);
+            for (const Hop& h : f.hops)
+            {
+                if (m_links[h.link].mark != m_epoch)
+                {
+                    m_links[h.link].mark = m_epoch;
+                    m_compLinks.push_back(h.link);
+                }
+            }
+        }
+    }
+    m_dirty.clear();
+}
+
+void
+RoceFlowEngine::Finish(uint32_t index)
+{
+    Flow& f = m_flows[index];
+    // The exact fluid end, which the event rounded up.
+    const long double end = f.since + f.remaining / f.rate;
+    f.remaining = 0;
+    f.active = false;
+    --m_active;
+    for (const Hop& h : f.hops)
+    {
+        m_removedLinks.push_back(h.link);
+        Link& l = m_links[h.link];
+        // Swap-remove the flow's member entry; the moved member's hop learns its place.
+        const Member moved = l.members.back();
+        l.members[h.pos] = moved;
+        m_flows[moved.flow].hops[moved.hop].pos = h.pos;
+        l.members.pop_back();
+        Touch(h.link);
+    }
+    QpState& s = m_qps[f.qp];
+    long double deliver = end;
+    for (size_t i = 0; i < s.data.size(); ++i)
+    {
+        Link& l = m_links[s.data[i]];
+        l.wireBytes += f.wire;
+        deliver += l.delay;
+        if (i > 0)
+        {
+            deliver += l.device->FrameWireBytes(f.maxFrame) * 8.0L / l.bitRate;
+        }
+    }
+    long double complete = deliver;
+    for (uint32_t link : s.ack)
+    {
+        Link& l = m_links[link];
+        l.wireBytes += f.ackWire;
+        complete += l.delay + l.device->FrameWireBytes(ACK_FRAME) * 8.0L / l.bitRate;
+    }
+    RoceQueuePair* peer = s.peer;
+    const uint64_t bytes = f.bytes;
+    const uint64_t packets = f.packets;
+    Simulator::Schedule(Until(deliver), [this, peer, bytes, packets]() {
+        ++m_stats.delivered;
+        peer->DeliverOffloaded(bytes, packets);
+    });
+    RoceQueuePair* qp = s.qp;
+    Simulator::Schedule(Until(complete),
+                        [qp, id = f.id, bytes, packets, posted = f.posted, cb = std::move(f.cb)]() {
+                            qp->CompleteOffloaded(id, bytes, packets, posted, cb);
+                        });
+    f.cb = Callback<void, const RoceCompletion&>();
+    f.hops.clear();
+    m_freeFlows.push_back(index);
+    // The queue pair's next message follows its last byte.
+    StartNext(f.qp);
+}
+
+} // namespace ns3
