@@ -219,8 +219,8 @@ main(int argc, char* argv[])
         const RoceFlowEngine::Stats& fs = engine->GetStats();
         std::cout << "# flow level: " << fs.messages << " messages, " << fs.rateComputations
                   << " rate computations over " << fs.flowsRated << " flows, "
-                  << fs.fastComputations << " changes by the fast path, at most " << fs.maxActive
-                  << " flows at once\n";
+                  << fs.fastComputations << " changes by the fast path and " << fs.localComputations
+                  << " by a local solve, at most " << fs.maxActive << " flows at once\n";
     }
     if (!json.empty())
     {

@@ -338,12 +338,12 @@ RoceFlowEngine::Carry(RoceQueuePair* qp,
     m_qps[s].waiting.push_back(Pending{id, bytes, write, posted, std::move(cb)});
     if (m_qps[s].current < 0)
     {
-        StartNext(s);
+        StartNext(s, Now());
     }
 }
 
 void
-RoceFlowEngine::StartNext(uint32_t qpIndex)
+RoceFlowEngine::StartNext(uint32_t qpIndex, long double at)
 {
     QpState& s = m_qps[qpIndex];
     if (s.waiting.empty())
@@ -393,7 +393,9 @@ RoceFlowEngine::StartNext(uint32_t qpIndex)
     f.posted = m.posted;
     f.cb = std::move(m.cb);
     f.remaining = static_cast<long double>(wire);
-    f.since = Now();
+    // From the exact instant it may start: its rate, given at the next
+    // computation (at most one tick later), counts from there.
+    f.since = at;
     f.rate = 0;
     f.qp = qpIndex;
     f.active = true;
@@ -442,7 +444,8 @@ void
 RoceFlowEngine::Fill(std::vector<Link>& links,
                      std::vector<Flow>& flows,
                      const std::vector<uint32_t>& compLinks,
-                     const std::vector<uint32_t>& compFlows)
+                     const std::vector<uint32_t>& compFlows,
+                     uint32_t mark)
 {
     // Progressive filling: all unfrozen flows share one level; a link is
     // full at level (capacity - frozen load) / (unfrozen weight). The links
@@ -472,7 +475,14 @@ RoceFlowEngine::Fill(std::vector<Link>& links,
         l.unfrozen = 0;
         for (const Member& m : l.members)
         {
-            if (m.weight > 0)
+            Flow& f = flows[m.flow];
+            if (f.mark != mark)
+            {
+                // Not in the problem: its load is fixed.
+                f.frozen = true;
+                l.residual -= m.weight * f.rate;
+            }
+            else if (m.weight > 0)
             {
                 l.wsum += m.weight;
                 ++l.unfrozen;
@@ -609,9 +619,10 @@ RoceFlowEngine::MaxMin(const std::vector<double>& capacity,
             links[link].members.push_back(Member{f, uint32_t(fs[f].hops.size() - 1), weight});
         }
         ROCE_ERROR_IF(!loads, "RoceFlowEngine::MaxMin: flow " << f << " loads no link");
+        fs[f].mark = 1;
         compFlows.push_back(f);
     }
-    Fill(links, fs, compLinks, compFlows);
+    Fill(links, fs, compLinks, compFlows, 1);
     std::vector<double> rates;
     for (const Flow& f : fs)
     {
@@ -723,6 +734,111 @@ RoceFlowEngine::TryFast()
     return true;
 }
 
+bool
+RoceFlowEngine::SolveLocal()
+{
+    // Max-min rates for a set S of flows with every other flow's rate fixed,
+    // S grown until every flow whose bottleneck could have changed still has
+    // one: the flows of S, and the flows that share a link with a flow of S
+    // whose rate changed. The others' links carry the same loads and top
+    // rates as before, so theirs still hold. Then the rates are max-min
+    // (feasible, every flow with a bottleneck), exactly what a computation
+    // over the whole component would give.
+    constexpr uint32_t ITERATIONS = 4;
+    constexpr size_t MAX_FLOWS = 64;
+    ++m_epoch;
+    const uint32_t mark = m_epoch;
+    m_compFlows.clear();
+    auto add = [this, mark](uint32_t i) {
+        Flow& f = m_flows[i];
+        if (f.mark != mark)
+        {
+            f.mark = mark;
+            f.oldRate = f.rate;
+            m_compFlows.push_back(i);
+        }
+    };
+    auto addNeighbours = [this, &add](uint32_t i) {
+        for (const Hop& h : m_flows[i].hops)
+        {
+            for (const Member& m : m_links[h.link].members)
+            {
+                add(m.flow);
+            }
+        }
+    };
+    for (uint32_t g : m_added)
+    {
+        add(g);
+        addNeighbours(g);
+    }
+    for (uint32_t link : m_removedLinks)
+    {
+        for (const Member& m : m_links[link].members)
+        {
+            add(m.flow);
+        }
+    }
+    auto restore = [this]() {
+        for (uint32_t i : m_compFlows)
+        {
+            m_flows[i].rate = m_flows[i].oldRate;
+        }
+    };
+    for (uint32_t iteration = 0; iteration < ITERATIONS && m_compFlows.size() <= MAX_FLOWS;
+         ++iteration)
+    {
+        // The links of S, marked afresh each time S grows.
+        const uint32_t linkMark = ++m_epoch;
+        m_compLinks.clear();
+        for (uint32_t i : m_compFlows)
+        {
+            for (const Hop& h : m_flows[i].hops)
+            {
+                if (m_links[h.link].mark != linkMark)
+                {
+                    m_links[h.link].mark = linkMark;
+                    m_compLinks.push_back(h.link);
+                }
+            }
+        }
+        Fill(m_links, m_flows, m_compLinks, m_compFlows, mark);
+        for (uint32_t i : m_compFlows)
+        {
+            m_flows[i].rate = m_flows[i].newRate;
+        }
+        const size_t before = m_compFlows.size();
+        for (size_t k = 0; k < before; ++k)
+        {
+            const uint32_t i = m_compFlows[k];
+            if (!HasBottleneck(i))
+            {
+                addNeighbours(i);
+            }
+            if (m_flows[i].rate != m_flows[i].oldRate)
+            {
+                for (const Hop& h : m_flows[i].hops)
+                {
+                    for (const Member& m : m_links[h.link].members)
+                    {
+                        if (m_flows[m.flow].mark != mark && !HasBottleneck(m.flow))
+                        {
+                            add(m.flow);
+                        }
+                    }
+                }
+            }
+        }
+        if (m_compFlows.size() == before)
+        {
+            return true;
+        }
+        restore();
+    }
+    restore();
+    return false;
+}
+
 void
 RoceFlowEngine::Reshare()
 {
@@ -739,6 +855,7 @@ RoceFlowEngine::Reshare()
         {
             Flow& f = m_flows[g];
             f.fresh = false;
+            f.remaining = std::max<long double>(0, f.remaining - f.rate * (now - f.since));
             f.since = now;
             f.finish = Simulator::Schedule(Until(now + f.remaining / f.rate),
                                            &RoceFlowEngine::Finish,
@@ -761,10 +878,61 @@ RoceFlowEngine::Reshare()
     for (uint32_t g : m_added)
     {
         // A failed fast path may have given it a rate: it starts from none.
-        m_flows[g].fresh = false;
         m_flows[g].rate = 0;
     }
-    m_added.clear();
+    // The local solve backs off where it keeps failing (fabrics whose
+    // changes spread): after a failure it sits out 1, 2, 4, ... up to 64
+    // changes, and one success resets that.
+    bool local = false;
+    if (m_fastPath && m_localSkip > 0)
+    {
+        --m_localSkip;
+    }
+    else if (m_fastPath)
+    {
+        local = SolveLocal();
+        m_localBackoff =
+            local ? 0 : std::min<uint32_t>(64, std::max<uint32_t>(1, 2 * m_localBackoff));
+        m_localSkip = m_localBackoff;
+    }
+    if (local)
+    {
+        ++m_stats.localComputations;
+        m_stats.flowsRated += m_compFlows.size();
+        const long double now = Now();
+        for (uint32_t i : m_compFlows)
+        {
+            Flow& f = m_flows[i];
+            if (!f.fresh && f.rate == f.oldRate)
+            {
+                continue;
+            }
+            // A new flow's rate counts from its start, an old one's new rate from now.
+            f.remaining = std::max<long double>(0,
+                                                f.remaining - (f.fresh ? f.rate : f.oldRate) *
+                                                                  (now - f.since));
+            f.since = now;
+            f.fresh = false;
+            f.finish.Cancel();
+            ROCE_ERROR_IF(!(f.rate > 0), "RoceFlowEngine: a flow got no rate");
+            f.finish = Simulator::Schedule(Until(now + f.remaining / f.rate),
+                                           &RoceFlowEngine::Finish,
+                                           this,
+                                           i);
+        }
+        if (m_verify)
+        {
+            Verify();
+        }
+        for (uint32_t l : m_dirty)
+        {
+            m_links[l].dirty = false;
+        }
+        m_dirty.clear();
+        m_added.clear();
+        m_removedLinks.clear();
+        return;
+    }
     m_removedLinks.clear();
     Component();
     ++m_stats.rateComputations;
@@ -773,10 +941,22 @@ RoceFlowEngine::Reshare()
     for (uint32_t i : m_compFlows)
     {
         Flow& f = m_flows[i];
-        f.remaining = std::max<long double>(0, f.remaining - f.rate * (now - f.since));
+        if (!f.fresh)
+        {
+            f.remaining = std::max<long double>(0, f.remaining - f.rate * (now - f.since));
+            f.since = now;
+        }
+    }
+    Fill(m_links, m_flows, m_compLinks, m_compFlows, m_epoch);
+    for (uint32_t g : m_added)
+    {
+        // A new flow's rate counts from its start.
+        Flow& f = m_flows[g];
+        f.fresh = false;
+        f.remaining = std::max<long double>(0, f.remaining - f.newRate * (now - f.since));
         f.since = now;
     }
-    Fill(m_links, m_flows, m_compLinks, m_compFlows);
+    m_added.clear();
     for (uint32_t i : m_compFlows)
     {
         Flow& f = m_flows[i];
@@ -798,7 +978,7 @@ void
 RoceFlowEngine::Verify()
 {
     Component();
-    Fill(m_links, m_flows, m_compLinks, m_compFlows);
+    Fill(m_links, m_flows, m_compLinks, m_compFlows, m_epoch);
     for (uint32_t i : m_compFlows)
     {
         const Flow& f = m_flows[i];
@@ -905,7 +1085,7 @@ RoceFlowEngine::Finish(uint32_t index)
     f.hops.clear();
     m_freeFlows.push_back(index);
     // The queue pair's next message follows its last byte.
-    StartNext(f.qp);
+    StartNext(f.qp, end);
 }
 
 } // namespace ns3

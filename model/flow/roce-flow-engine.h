@@ -123,12 +123,13 @@ class RoceFlowEngine : public RoceMessageOffload
     /** What the engine did. */
     struct Stats
     {
-        uint64_t messages{0};         //!< messages carried
-        uint64_t delivered{0};        //!< messages delivered to their receiver
-        uint64_t rateComputations{0}; //!< max-min computations
-        uint64_t fastComputations{0}; //!< changes settled without one (the fast path)
-        uint64_t flowsRated{0};       //!< flows the computations covered, summed
-        uint64_t maxActive{0};        //!< most flows active at once
+        uint64_t messages{0};          //!< messages carried
+        uint64_t delivered{0};         //!< messages delivered to their receiver
+        uint64_t rateComputations{0};  //!< max-min computations
+        uint64_t fastComputations{0};  //!< changes settled without one (the fast path)
+        uint64_t localComputations{0}; //!< changes settled by a local solve
+        uint64_t flowsRated{0};        //!< flows the computations covered, summed
+        uint64_t maxActive{0};         //!< most flows active at once
     };
 
     /** \return the counters */
@@ -196,6 +197,7 @@ class RoceFlowEngine : public RoceMessageOffload
         long double since{0};                     //!< fluid time remaining was counted at
         double rate{0};                           //!< wire bytes per second
         double newRate{0};                        //!< scratch
+        double oldRate{0};                        //!< scratch: the rate before a local solve
         uint64_t id{0};                           //!< message id
         uint64_t bytes{0};                        //!< size
         uint64_t packets{0};                      //!< packets it takes
@@ -234,11 +236,16 @@ class RoceFlowEngine : public RoceMessageOffload
         uint32_t mtu{1024};           //!< payload per packet
     };
 
-    /** Progressive filling over the given links and flows (their rates in newRate). */
+    /**
+     * Progressive filling over the given links and flows (their rates in
+     * newRate); flows on those links whose mark is not mark keep their rates
+     * and their loads are taken off the links' capacities.
+     */
     static void Fill(std::vector<Link>& links,
                      std::vector<Flow>& flows,
                      const std::vector<uint32_t>& compLinks,
-                     const std::vector<uint32_t>& compFlows);
+                     const std::vector<uint32_t>& compFlows,
+                     uint32_t mark);
 
     /** \return the sender state of qp, its paths found on first use */
     uint32_t State(RoceQueuePair* qp);
@@ -252,8 +259,12 @@ class RoceFlowEngine : public RoceMessageOffload
      * \return the destination NIC
      */
     RoceNetDevice* Walk(RoceQueuePair* qp, uint32_t dst, std::vector<uint32_t>& links);
-    /** \brief Start the first waiting message of a queue pair as a flow. */
-    void StartNext(uint32_t qp);
+    /**
+     * \brief Start the first waiting message of a queue pair as a flow.
+     * \param qp the sender state \param at the fluid time it may start (the
+     *        end of the one before it, or now)
+     */
+    void StartNext(uint32_t qp, long double at);
     /** \brief Mark a link as changed and make sure a computation is pending. */
     void Touch(uint32_t link);
     /**
@@ -270,6 +281,13 @@ class RoceFlowEngine : public RoceMessageOffload
      * \return true if it applied (the new flows have their rates)
      */
     bool TryFast();
+    /**
+     * \brief The local solve: max-min rates for the flows around the change
+     * with the others fixed, grown until every flow whose bottleneck could
+     * have changed still has one (then they are the max-min rates).
+     * \return true if it settled within its bounds (rates set, old ones in oldRate)
+     */
+    bool SolveLocal();
     /** \brief Fill m_compLinks and m_compFlows with what is connected to the changed links. */
     void Component();
     /** \brief Check a fast path's rates against a full computation (VerifyFastPath). */
@@ -301,6 +319,8 @@ class RoceFlowEngine : public RoceMessageOffload
     std::vector<uint32_t> m_removedLinks; //!< links of the flows ended since then
     bool m_fastPath{true};                //!< FastPath attribute
     bool m_verify{false};                 //!< VerifyFastPath attribute
+    uint32_t m_localSkip{0};              //!< changes the local solve still sits out
+    uint32_t m_localBackoff{0};           //!< how many it sat out after its last failure
     std::vector<uint32_t> m_compLinks;    //!< scratch
     std::vector<uint32_t> m_compFlows;    //!< scratch
     EventId m_reshare;
