@@ -336,20 +336,51 @@ RoceFlowEngine::Carry(RoceQueuePair* qp,
     const uint32_t s = State(qp);
     ++m_stats.messages;
     m_qps[s].waiting.push_back(Pending{id, bytes, write, posted, std::move(cb)});
-    if (m_qps[s].current < 0)
+    if (m_qps[s].current == IDLE)
     {
-        StartNext(s, Now());
+        StartNext(s, Now(), true);
     }
 }
 
 void
-RoceFlowEngine::StartNext(uint32_t qpIndex, long double at)
+RoceFlowEngine::StartNext(uint32_t qpIndex, long double at, bool stagger)
 {
     QpState& s = m_qps[qpIndex];
     if (s.waiting.empty())
     {
-        s.current = -1;
+        s.current = IDLE;
         return;
+    }
+    if (stagger)
+    {
+        // Queue pairs of one NIC that become ready at the same instant send
+        // their first frames one after the other (the NIC's round robin):
+        // the k-th to start at this instant starts k full frames later.
+        // Without it, flows that start together stay tied for ever, where
+        // packets break the tie (a collective's chunks on several QPs would
+        // finish in lockstep and leave the NIC idle between batches).
+        Link& nicLink = m_links[s.data.front()];
+        const int64_t tick = Simulator::Now().GetTimeStep();
+        uint32_t k = 0;
+        if (nicLink.startTick == tick)
+        {
+            k = ++nicLink.startsAtTick;
+        }
+        else
+        {
+            nicLink.startTick = tick;
+            nicLink.startsAtTick = 0;
+        }
+        if (k > 0)
+        {
+            const long double frame = nicLink.device->FrameWireBytes(DATA_HEADERS + Padded(s.mtu)) *
+                                      8.0L / nicLink.bitRate;
+            const long double start = std::max(at, Now()) + k * frame;
+            s.current = STARTING;
+            Simulator::Schedule(Until(start),
+                                [this, qpIndex, start]() { StartNext(qpIndex, start, false); });
+            return;
+        }
     }
     Pending m = std::move(s.waiting.front());
     s.waiting.pop_front();
@@ -1085,7 +1116,7 @@ RoceFlowEngine::Finish(uint32_t index)
     f.hops.clear();
     m_freeFlows.push_back(index);
     // The queue pair's next message follows its last byte.
-    StartNext(f.qp, end);
+    StartNext(f.qp, end, true);
 }
 
 } // namespace ns3

@@ -186,6 +186,8 @@ class RoceFlowEngine : public RoceMessageOffload
         uint32_t unfrozen{0};
         uint32_t mark{0};
         bool dirty{false};
+        int64_t startTick{-1};    //!< the instant flows last started on it (a NIC's link)
+        uint32_t startsAtTick{0}; //!< how many started then after the first
     };
 
     /** A message being carried. */
@@ -231,7 +233,7 @@ class RoceFlowEngine : public RoceMessageOffload
         std::vector<uint32_t> data;   //!< links of its data path
         std::vector<uint32_t> ack;    //!< links of its ACKs' path
         std::deque<Pending> waiting;  //!< messages behind the current one
-        int64_t current{-1};          //!< its flow, -1 if none
+        int64_t current{-1};          //!< its flow, IDLE or STARTING
         uint32_t ackInterval{1};      //!< the receiver's AckInterval
         uint32_t mtu{1024};           //!< payload per packet
     };
@@ -263,8 +265,10 @@ class RoceFlowEngine : public RoceMessageOffload
      * \brief Start the first waiting message of a queue pair as a flow.
      * \param qp the sender state \param at the fluid time it may start (the
      *        end of the one before it, or now)
+     * \param stagger true to start it a frame later per queue pair of the
+     *        same NIC that started at this instant before it
      */
-    void StartNext(uint32_t qp, long double at);
+    void StartNext(uint32_t qp, long double at, bool stagger);
     /** \brief Mark a link as changed and make sure a computation is pending. */
     void Touch(uint32_t link);
     /**
@@ -311,6 +315,9 @@ class RoceFlowEngine : public RoceMessageOffload
     std::vector<QpState> m_qps;
     std::unordered_map<const RocePfcNetDevice*, uint32_t> m_linkIndex;
     std::unordered_map<const RoceQueuePair*, uint32_t> m_qpIndex;
+    static constexpr int64_t IDLE = -1;     //!< QpState::current: no message
+    static constexpr int64_t STARTING = -2; //!< QpState::current: its next starts soon
+
     /** Relative tolerance of the fast path's comparisons (full, equal rates). */
     static constexpr double FAST_TIE = 1e-9;
 
