@@ -500,6 +500,65 @@ class RoceFlowManyQpsTestCase : public TestCase
     }
 };
 
+/**
+ * Eight queue pairs of one NIC given one 512 KiB WRITE each at the same
+ * instant. The packet model's NIC sends them a frame each in turn, so they
+ * end in the order they were posted, one frame apart; flow level must break
+ * the tie the same way (equal flows started together would otherwise end at
+ * the same instant, and a collective's chunks stay in lockstep for ever).
+ * Checked at both fidelities: completions strictly increasing in posting
+ * order, and the last at the same time within 1 us (a frame is 88 ns; the
+ * link is never idle at either, so the last ends at the wire bytes / C).
+ */
+class RoceFlowTieTestCase : public TestCase
+{
+  public:
+    RoceFlowTieTestCase()
+        : TestCase("QPs of one NIC ready at one instant end in posting order, as packets do")
+    {
+    }
+
+  private:
+    static std::vector<Time> Run(bool flow)
+    {
+        Star star;
+        MakeStar(star, 2);
+        if (flow)
+        {
+            RoceFlowEngine::Install();
+        }
+        std::vector<Time> done(8);
+        for (uint32_t q = 0; q < 8; ++q)
+        {
+            auto [s, r] = star.roce.CreateQp(star.nic[1], star.nic[0]);
+            s->PostWrite(512 * 1024, MakeCallback(+[](Time* t, const RoceCompletion& c) {
+                                         *t = c.completed;
+                                     }).Bind(&done[q]));
+        }
+        Simulator::Run();
+        Simulator::Destroy();
+        return done;
+    }
+
+    void DoRun() override
+    {
+        for (bool flow : {false, true})
+        {
+            const std::vector<Time> done = Run(flow);
+            for (uint32_t q = 1; q < 8; ++q)
+            {
+                NS_TEST_EXPECT_MSG_GT(done[q],
+                                      done[q - 1],
+                                      (flow ? "flow" : "packet") << " level, QP " << q);
+            }
+        }
+        NS_TEST_EXPECT_MSG_EQ_TOL(Run(true).back().GetSeconds(),
+                                  Run(false).back().GetSeconds(),
+                                  1e-6,
+                                  "the last ends together");
+    }
+};
+
 /** What flow level cannot model is refused, naming it. */
 class RoceFlowRefusalTestCase : public TestCase
 {
@@ -696,6 +755,7 @@ class RoceFlowEngineTestSuite : public TestSuite
         AddTestCase(new RoceFlowSharesTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowQpOrderTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowManyQpsTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RoceFlowTieTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowRefusalTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowFastPathTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowCollectiveTestCase, RoceTestDuration::EXTENSIVE);
