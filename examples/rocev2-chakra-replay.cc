@@ -145,8 +145,8 @@ main(int argc, char* argv[])
     RoceAiZone fabric = zoneHelper.Build();
     RoceFaultHelper faultHelper;
     faultHelper.AddNames(fabric);
+    Ptr<RoceFlowEngine> engine = RoceCli::ApplyFidelity(fidelity);
     RoceCli::LoadFaults(faultHelper, faults);
-    Ptr<RoceFlowEngine> engine = RoceCli::ApplyFidelity(fidelity, !faults.empty());
     RoceGpuPlacement place(fabric);
     const std::vector<uint32_t> job = RoceCli::PlaceJob(place, fabric, placement, gpus);
 

@@ -197,14 +197,13 @@ main(int argc, char* argv[])
     }
     RoceSwitchHelper::AssignStreams(1000);
     RoceFaultHelper faultHelper;
-    RoceCli::LoadFaults(faultHelper, faults);
-    faultHelper.AssignStreams(2000);
     ROCE_ERROR_IF(fidelity == "flow" && (!monitor.empty() || !pfc.empty() ||
                                          (!config.empty() && !hpcc.qlenFile.empty())),
                   "--fidelity=flow has no queues or PFC to sample: drop --monitor, --pfc and "
                   "the config's QLEN_MON_FILE");
-    Ptr<RoceFlowEngine> engine =
-        RoceCli::ApplyFidelity(fidelity, !faults.empty() || hpcc.GetErrorRatePerLink() > 0);
+    Ptr<RoceFlowEngine> engine = RoceCli::ApplyFidelity(fidelity, hpcc.GetErrorRatePerLink() > 0);
+    RoceCli::LoadFaults(faultHelper, faults);
+    faultHelper.AssignStreams(2000);
 
     // The flows: from the file, or generated on the topology's hosts.
     std::vector<RoceFlowSpec> flows;

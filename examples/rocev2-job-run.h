@@ -62,8 +62,8 @@ RunJobFile(const std::string& jobFile,
     RoceAiZone fabric = zoneHelper.Build();
     RoceFaultHelper faultHelper;
     faultHelper.AddNames(fabric);
+    Ptr<RoceFlowEngine> engine = RoceCli::ApplyFidelity(fidelity);
     RoceCli::LoadFaults(faultHelper, faults);
-    Ptr<RoceFlowEngine> engine = RoceCli::ApplyFidelity(fidelity, !faults.empty());
 
     RoceJobHelper helper;
     helper.SetCollectiveAttribute("Channels", UintegerValue(channels));

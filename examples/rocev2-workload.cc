@@ -169,8 +169,8 @@ main(int argc, char* argv[])
     {
         faultHelper.AddName("host" + std::to_string(i), hosts.Get(i));
     }
+    Ptr<RoceFlowEngine> engine = RoceCli::ApplyFidelity(fidelity);
     RoceCli::LoadFaults(faultHelper, faults);
-    Ptr<RoceFlowEngine> engine = RoceCli::ApplyFidelity(fidelity, !faults.empty());
 
     Ptr<RoceFctStats> stats = CreateObject<RoceFctStats>();
     stats->SetAllDoneCallback(Callback<void>([]() { Simulator::Stop(); }));

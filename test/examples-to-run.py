@@ -52,6 +52,8 @@ cpp_examples = [
     ("rocev2-ai-zone-job --job=examples/jobs/dp-buckets.json --fidelity=flow", "True", "False"),
     ("rocev2-workload --load=0.3 --duration=100us --fidelity=flow", "True", "False"),
     ("rocev2-workload --pattern=incast --size=200000 --fidelity=flow", "True", "False"),
+    ("rocev2-workload --pattern=permutation --size=500000 --faults=examples/faults/leaf-spine-route-faults.txt --ns3::RoceQueuePair::RetransmitTimeout=300us --ns3::RoceFaultInjector::DetectionDelay=50us --fidelity=flow", "True", "False"),
+    ("rocev2-ai-zone-allreduce --gpus=32 --sizes=16M --faults=examples/faults/ai-zone-uplink-down.txt --ns3::RoceQueuePair::RetransmitTimeout=500us --fidelity=flow", "True", "False"),
     ("rocev2-hpcc-compat --topology=examples/hpcc/tiny-topology.txt --flows=examples/hpcc/tiny-flows.txt --cc=none --fidelity=flow --quiet", "True", "False"),
     ("rocev2-ai-zone-allreduce --gpus=16 --sizes=4M --faults=examples/faults/ai-zone-uplink-down.txt --ns3::RoceQueuePair::RetransmitTimeout=500us", "True", "False"),
     ("rocev2-workload --pattern=permutation --size=500000 --faults=examples/faults/leaf-spine-faults.txt --ns3::RoceQueuePair::RetransmitTimeout=300us --ns3::RoceFaultInjector::DetectionDelay=50us", "True", "False"),

@@ -51,9 +51,6 @@ def main(argv=None):
                            % (a.gpus, fabric_gpus))
     zone = rocev2.AiZone(gpus=fabric_gpus, tiers=a.tiers, zones=a.zones, uplinks=a.uplinks,
                          oversubscription=a.oversub, cc=a.cc, fidelity=a.fidelity)
-    if a.fidelity == "flow" and a.faults:
-        raise rocev2.Error("--fidelity=flow with faults: flow level does not model link faults or "
-                           "bit errors yet (use --fidelity=packet)")
     faults = rocev2.Faults(zone)
     if a.faults:
         faults.load(a.faults)

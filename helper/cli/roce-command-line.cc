@@ -277,7 +277,7 @@ RoceCli::GetFidelity()
 }
 
 Ptr<RoceFlowEngine>
-RoceCli::ApplyFidelity(const std::string& fidelity, bool faults)
+RoceCli::ApplyFidelity(const std::string& fidelity, bool bitErrors)
 {
     ROCE_ERROR_IF(fidelity != "packet" && fidelity != "flow",
                   "--fidelity=" << Shown(fidelity) << " (must be packet or flow)");
@@ -286,9 +286,9 @@ RoceCli::ApplyFidelity(const std::string& fidelity, bool faults)
     {
         return nullptr;
     }
-    ROCE_ERROR_IF(faults,
-                  "--fidelity=flow with faults: flow level does not model link faults or bit "
-                  "errors yet (use --fidelity=packet)");
+    ROCE_ERROR_IF(bitErrors,
+                  "--fidelity=flow with bit errors: flow level has no frames to lose (use "
+                  "--fidelity=packet)");
     return RoceFlowEngine::Install();
 }
 

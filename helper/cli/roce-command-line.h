@@ -159,11 +159,14 @@ void LoadFaults(RoceFaultHelper& faults, const std::string& file);
  * simulation runs); at "packet" nothing changes.
  * \param fidelity the --fidelity value: packet or flow (a RoceError naming
  *        the flag otherwise)
- * \param faults true if the run has a fault file or bit errors: refused at
- *        flow level, which does not model them yet
+ * \param bitErrors true if the run has bit errors on its links (an HPCC
+ *        config's ERROR_RATE_PER_LINK): refused at flow level. Faults of a
+ *        fault file are checked by RoceFaultHelper: links and switches going
+ *        down and up run at flow level, loss, slow receivers and PFC storms
+ *        are refused.
  * \return the engine at flow level, null at packet level
  */
-Ptr<RoceFlowEngine> ApplyFidelity(const std::string& fidelity, bool faults);
+Ptr<RoceFlowEngine> ApplyFidelity(const std::string& fidelity, bool bitErrors = false);
 
 /** \return the fidelity ApplyFidelity applied last: "packet" until it is called */
 const std::string& GetFidelity();

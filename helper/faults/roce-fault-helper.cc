@@ -12,6 +12,8 @@
 #include "ns3/node-list.h"
 #include "ns3/roce-ai-zone-helper.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-flow-engine.h"
+#include "ns3/roce-net-device.h"
 #include "ns3/roce-switch-helper.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
@@ -71,6 +73,40 @@ class RoceFaultInjector : public Object
     std::vector<std::string> log;                                           //!< applied faults
     uint32_t reroutes{0}; //!< route recomputations
 
+    /**
+     * \return the flow-level engine that carries the NICs' messages, null at
+     *         packet level (looked up at each call: it may be installed after
+     *         the faults are scheduled)
+     */
+    static RoceFlowEngine* FlowEngine()
+    {
+        RoceFlowEngine* engine = nullptr;
+        for (auto it = NodeList::Begin(); it != NodeList::End() && !engine; ++it)
+        {
+            for (uint32_t d = 0; d < (*it)->GetNDevices() && !engine; ++d)
+            {
+                if (Ptr<RoceNetDevice> nic = DynamicCast<RoceNetDevice>((*it)->GetDevice(d)))
+                {
+                    engine = dynamic_cast<RoceFlowEngine*>(nic->GetMessageOffload());
+                }
+            }
+        }
+        return engine;
+    }
+
+    /**
+     * \brief Refuse a fault flow level does not model.
+     * \param kind the fault's name in the fault file
+     */
+    static void RefuseAtFlowLevel(const std::string& kind)
+    {
+        ROCE_ERROR_IF(FlowEngine(),
+                      "RoceFaultHelper: " << kind
+                                          << " at flow level: it has no frames to lose, no "
+                                             "receive buffer and no PFC (use --fidelity=packet); "
+                                             "link-down/up/flap and switch-down/up are modelled");
+    }
+
     /** \param what a fault applied now */
     void Record(const std::string& what)
     {
@@ -117,6 +153,10 @@ class RoceFaultInjector : public Object
             return;
         }
         ch->SetLinkUp(up);
+        if (RoceFlowEngine* engine = FlowEngine())
+        {
+            engine->LinkChanged(ch);
+        }
         if (!reroute)
         {
             return;
@@ -144,6 +184,10 @@ class RoceFaultInjector : public Object
             return it == routedUp.end() ? ch->IsLinkUp() : it->second;
         });
         ++reroutes;
+        if (RoceFlowEngine* engine = FlowEngine())
+        {
+            engine->RoutesChanged();
+        }
         Record("routes recomputed (" + std::to_string(reroutes) + ")");
     }
 
@@ -387,6 +431,7 @@ void
 RoceFaultHelper::LinkLoss(Time at, Ptr<RoceChannel> link, double rate, bool perBit, Time until)
 {
     CheckStart(at, "link-loss");
+    RoceFaultInjector::RefuseAtFlowLevel("link-loss");
     ROCE_ERROR_IF(!(rate >= 0 && rate <= 1),
                   "RoceFaultHelper: link-loss " << (perBit ? "ber" : "drop") << " " << rate
                                                 << " is not in [0, 1]");
@@ -407,6 +452,7 @@ RoceFaultHelper::LinkLoss(Time at, Ptr<RoceChannel> link, double rate, bool perB
     what << "link-loss " << (perBit ? "ber=" : "drop=") << rate;
     std::string desc = what.str();
     Simulator::Schedule(at - Simulator::Now(), [s, link, ends, desc]() {
+        RoceFaultInjector::RefuseAtFlowLevel("link-loss");
         for (const auto& [dev, em] : ends)
         {
             dev->SetReceiveErrorModel(em);
@@ -429,11 +475,13 @@ void
 RoceFaultHelper::SlowReceiver(Time at, Ptr<RoceNetDevice> nic, DataRate rate, Time duration)
 {
     CheckStart(at, "slow-receiver");
+    RoceFaultInjector::RefuseAtFlowLevel("slow-receiver");
     ROCE_ERROR_IF(rate.GetBitRate() == 0, "RoceFaultHelper: slow-receiver rate must be positive");
     ROCE_ERROR_IF(!duration.IsStrictlyPositive(),
                   "RoceFaultHelper: slow-receiver duration " << duration << " must be positive");
     Ptr<RoceFaultInjector> s = m_state;
     Simulator::Schedule(at - Simulator::Now(), [s, nic, rate, duration]() {
+        RoceFaultInjector::RefuseAtFlowLevel("slow-receiver");
         DataRateValue before;
         nic->GetAttribute("RxDrainRate", before);
         nic->SetAttribute("RxDrainRate", DataRateValue(rate));
@@ -452,12 +500,14 @@ void
 RoceFaultHelper::PfcStorm(Time at, Ptr<RocePfcNetDevice> dev, uint8_t priority, Time duration)
 {
     CheckStart(at, "pfc-storm");
+    RoceFaultInjector::RefuseAtFlowLevel("pfc-storm");
     ROCE_ERROR_IF(priority >= ROCE_NUM_PRIORITIES,
                   "RoceFaultHelper: pfc-storm priority " << +priority << " is not in 0..7");
     ROCE_ERROR_IF(!duration.IsStrictlyPositive(),
                   "RoceFaultHelper: pfc-storm duration " << duration << " must be positive");
     Ptr<RoceFaultInjector> s = m_state;
     Simulator::Schedule(at - Simulator::Now(), [s, dev, priority, duration]() {
+        RoceFaultInjector::RefuseAtFlowLevel("pfc-storm");
         dev->SetXoff(priority, true);
         std::string name = s->NameOf(dev->GetNode()) + ":" + std::to_string(dev->GetIfIndex());
         s->Record("pfc-storm " + name + " priority " + std::to_string(priority));

@@ -7,6 +7,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/pointer.h"
 #include "ns3/roce-cc-none.h"
@@ -191,8 +192,9 @@ RoceFlowEngine::LinkOf(RocePfcNetDevice* device)
 }
 
 RoceNetDevice*
-RoceFlowEngine::Walk(RoceQueuePair* qp, uint32_t dst, std::vector<uint32_t>& links)
+RoceFlowEngine::Walk(RoceQueuePair* qp, uint32_t dst, std::vector<uint32_t>& links, bool strict)
 {
+    links.clear();
     RoceNetDevice* src = PeekPointer(qp->GetNic());
     RoceFrame f;
     f.etherType = RoceFrame::ETHERTYPE_IPV4;
@@ -207,6 +209,11 @@ RoceFlowEngine::Walk(RoceQueuePair* qp, uint32_t dst, std::vector<uint32_t>& lin
     RocePfcNetDevice* dev = src;
     for (uint32_t hop = 0; hop < MAX_HOPS; ++hop)
     {
+        if (!strict && !dev->IsLinkUp())
+        {
+            links.clear();
+            return nullptr;
+        }
         ROCE_ERROR_IF(!dev->IsLinkUp(),
                       "RoceFlowEngine: QP " << qp->GetQpn() << " of node " << src->GetNodeId()
                                             << ": the link of device " << dev->GetIfIndex()
@@ -244,6 +251,11 @@ RoceFlowEngine::Walk(RoceQueuePair* qp, uint32_t dst, std::vector<uint32_t>& lin
         {
             out = sw->SelectEgress(f);
         }
+        if (!strict && out < 0)
+        {
+            links.clear();
+            return nullptr;
+        }
         ROCE_ERROR_IF(out < 0,
                       "RoceFlowEngine: switch node "
                           << peer->GetNode()->GetId() << " has no route to " << Ipv4Address(dst)
@@ -272,7 +284,17 @@ RoceFlowEngine::State(RoceQueuePair* qp)
     QpState s;
     s.qp = qp;
     s.mtu = qp->GetPayloadMtu();
-    RoceNetDevice* dstNic = Walk(qp, qp->GetRemoteAddress().Get(), s.data);
+    // A path that is down when the queue pair first sends is walked again
+    // when it resumes (Stall).
+    RoceNetDevice* dstNic = Walk(qp, qp->GetRemoteAddress().Get(), s.data, false);
+    if (!dstNic)
+    {
+        dstNic = NicOf(qp->GetRemoteAddress());
+        ROCE_ERROR_IF(!dstNic,
+                      "RoceFlowEngine: QP " << qp->GetQpn() << " of node "
+                                            << qp->GetNic()->GetNodeId() << ": no NIC has "
+                                            << qp->GetRemoteAddress());
+    }
     Ptr<RoceQueuePair> peer = dstNic->GetQp(qp->GetRemoteQpn());
     ROCE_ERROR_IF(!peer,
                   "RoceFlowEngine: QP " << qp->GetQpn() << " of node " << qp->GetNic()->GetNodeId()
@@ -288,7 +310,10 @@ RoceFlowEngine::State(RoceQueuePair* qp)
     UintegerValue ackInterval;
     peer->GetAttribute("AckInterval", ackInterval);
     s.ackInterval = static_cast<uint32_t>(std::max<uint64_t>(1, ackInterval.Get()));
-    Walk(s.peer, qp->GetNic()->GetIpv4Address().Get(), s.ack);
+    TimeValue rto;
+    qp->GetAttribute("RetransmitTimeout", rto);
+    s.rto = rto.Get();
+    Walk(s.peer, qp->GetNic()->GetIpv4Address().Get(), s.ack, false);
     const uint32_t index = m_qps.size();
     m_qps.push_back(std::move(s));
     m_qpIndex.emplace(qp, index);
@@ -431,8 +456,42 @@ RoceFlowEngine::StartNext(uint32_t qpIndex, long double at, bool stagger)
     f.qp = qpIndex;
     f.active = true;
     f.frozen = false;
+    f.stalled = false;
+    s.current = index;
+    ++m_active;
+    m_stats.maxActive = std::max<uint64_t>(m_stats.maxActive, m_active);
+    if (s.data.empty() || s.ack.empty())
+    {
+        // Its path is down: the frames it sends at line rate are lost.
+        Link& nicLink = m_links[LinkOf(PeekPointer(s.qp->GetNic()))];
+        f.rate = nicLink.capacity;
+        f.active = true;
+        Stall(index, false);
+        return;
+    }
+    AttachFlow(index);
+}
+
+RoceNetDevice*
+RoceFlowEngine::NicOf(Ipv4Address address)
+{
+    if (m_nicByAddress.empty())
+    {
+        RoceForEachDevice<RoceNetDevice>([this](const Ptr<Node>&, const Ptr<RoceNetDevice>& nic) {
+            m_nicByAddress.emplace(nic->GetIpv4Address().Get(), PeekPointer(nic));
+        });
+    }
+    auto it = m_nicByAddress.find(address.Get());
+    return it == m_nicByAddress.end() ? nullptr : it->second;
+}
+
+void
+RoceFlowEngine::AttachFlow(uint32_t index)
+{
+    Flow& f = m_flows[index];
+    const QpState& s = m_qps[f.qp];
     f.hops.clear();
-    const double ackWeight = static_cast<double>(f.ackWire) / static_cast<double>(wire);
+    const double ackWeight = static_cast<double>(f.ackWire) / static_cast<double>(f.wire);
     for (uint32_t l : s.data)
     {
         f.hops.push_back(Hop{l, 0, 1.0});
@@ -448,11 +507,199 @@ RoceFlowEngine::StartNext(uint32_t qpIndex, long double at, bool stagger)
         l.members.push_back(Member{index, h, f.hops[h].weight});
         Touch(f.hops[h].link);
     }
+    f.rate = 0;
     f.fresh = true;
     m_added.push_back(index);
-    s.current = index;
-    ++m_active;
-    m_stats.maxActive = std::max<uint64_t>(m_stats.maxActive, m_active);
+}
+
+void
+RoceFlowEngine::DetachFlow(uint32_t index)
+{
+    Flow& f = m_flows[index];
+    for (const Hop& h : f.hops)
+    {
+        m_removedLinks.push_back(h.link);
+        Link& l = m_links[h.link];
+        // Swap-remove the flow's member entry; the moved member's hop learns its place.
+        const Member moved = l.members.back();
+        l.members[h.pos] = moved;
+        m_flows[moved.flow].hops[moved.hop].pos = h.pos;
+        l.members.pop_back();
+        Touch(h.link);
+    }
+    f.hops.clear();
+    if (f.fresh)
+    {
+        // Not rated yet: it leaves the list of new flows.
+        m_added.erase(std::find(m_added.begin(), m_added.end(), index));
+        f.fresh = false;
+    }
+}
+
+void
+RoceFlowEngine::Progress(Flow& f)
+{
+    const long double now = Now();
+    if (now > f.since)
+    {
+        f.remaining = std::max<long double>(0, f.remaining - f.rate * (now - f.since));
+    }
+    f.since = now;
+}
+
+void
+RoceFlowEngine::LinkChanged(Ptr<RoceChannel> channel)
+{
+    // Flows whose data or ACKs cross a link that went down stop: their
+    // frames (or ACKs) are lost. They resume at their queue pair's first
+    // retransmission timeout that finds a path up, as the packet model's
+    // go-back-N does (the bytes lost in flight are not sent again).
+    for (std::size_t d = 0; d < channel->GetNDevices(); ++d)
+    {
+        Ptr<RocePfcNetDevice> dev = DynamicCast<RocePfcNetDevice>(channel->GetDevice(d));
+        auto it = dev ? m_linkIndex.find(PeekPointer(dev)) : m_linkIndex.end();
+        if (it == m_linkIndex.end() || dev->IsLinkUp())
+        {
+            continue;
+        }
+        std::vector<uint32_t> hit;
+        for (const Member& m : m_links[it->second].members)
+        {
+            hit.push_back(m.flow);
+        }
+        for (uint32_t flow : hit)
+        {
+            Stall(flow, true);
+        }
+    }
+}
+
+void
+RoceFlowEngine::Stall(uint32_t index, bool attached)
+{
+    Flow& f = m_flows[index];
+    if (f.stalled || !f.active)
+    {
+        return;
+    }
+    if (attached)
+    {
+        Progress(f);
+        f.finish.Cancel();
+        DetachFlow(index);
+    }
+    // How long the sender goes on putting frames on the dead path: its
+    // message's rest and the messages queued behind it, at the rate it had
+    // (new frames after the routes change reveal the gap to the receiver).
+    long double queued = f.remaining;
+    for (const Pending& p : m_qps[f.qp].waiting)
+    {
+        queued += p.bytes;
+    }
+    f.sendingUntil = f.rate > 0 ? Now() + queued / f.rate : std::numeric_limits<long double>::max();
+    f.rate = 0;
+    f.stalled = true;
+    ++m_stats.stalls;
+    const uint32_t qp = f.qp;
+    Simulator::Schedule(m_qps[qp].rto, &RoceFlowEngine::RetransmitTimeout, this, qp);
+}
+
+bool
+RoceFlowEngine::Rewalk(uint32_t qpIndex)
+{
+    QpState& s = m_qps[qpIndex];
+    std::vector<uint32_t> data;
+    std::vector<uint32_t> ack;
+    if (!Walk(s.qp, s.qp->GetRemoteAddress().Get(), data, false) ||
+        !Walk(s.peer, s.qp->GetNic()->GetIpv4Address().Get(), ack, false))
+    {
+        return false;
+    }
+    s.data = std::move(data);
+    s.ack = std::move(ack);
+    return true;
+}
+
+void
+RoceFlowEngine::RetransmitTimeout(uint32_t qpIndex)
+{
+    QpState& s = m_qps[qpIndex];
+    if (s.current < 0 || !m_flows[s.current].stalled)
+    {
+        return;
+    }
+    if (!Rewalk(qpIndex))
+    {
+        // Still no way through: the next timeout tries again.
+        Simulator::Schedule(s.rto, &RoceFlowEngine::RetransmitTimeout, this, qpIndex);
+        return;
+    }
+    Resume(qpIndex);
+}
+
+void
+RoceFlowEngine::Resume(uint32_t qpIndex)
+{
+    QpState& s = m_qps[qpIndex];
+    if (s.current < 0 || !m_flows[s.current].stalled)
+    {
+        return;
+    }
+    Flow& f = m_flows[s.current];
+    f.stalled = false;
+    f.since = Now();
+    ++m_stats.resumed;
+    AttachFlow(s.current);
+}
+
+void
+RoceFlowEngine::RoutesChanged()
+{
+    // Frames follow the new routes at once: a flow whose path changed moves
+    // to the new one; a stalled flow waits for its timeout; an idle queue
+    // pair's next message takes the new path.
+    for (uint32_t q = 0; q < m_qps.size(); ++q)
+    {
+        QpState& s = m_qps[q];
+        const std::vector<uint32_t> data = s.data;
+        const std::vector<uint32_t> ack = s.ack;
+        const bool stalled = s.current >= 0 && m_flows[s.current].stalled;
+        if (stalled)
+        {
+            // A sender still putting frames on the wire when the routes
+            // change sends the next ones on the new path; the receiver sees
+            // the gap and NAKs it, and the sender goes back at once (one
+            // trip there and back). Otherwise its timeout brings it back.
+            if (Rewalk(q) && m_flows[s.current].sendingUntil > Now())
+            {
+                long double trip = 0;
+                for (uint32_t l : s.data)
+                {
+                    trip += m_links[l].delay +
+                            m_links[l].device->FrameWireBytes(DATA_HEADERS + Padded(s.mtu)) * 8.0L /
+                                m_links[l].bitRate;
+                }
+                for (uint32_t l : s.ack)
+                {
+                    trip += m_links[l].delay + m_links[l].device->FrameWireBytes(ACK_FRAME) * 8.0L /
+                                                   m_links[l].bitRate;
+                }
+                Simulator::Schedule(Until(Now() + trip), &RoceFlowEngine::Resume, this, q);
+            }
+            continue;
+        }
+        if (!Rewalk(q) || (s.data == data && s.ack == ack) || s.current < 0)
+        {
+            continue;
+        }
+        Flow& f = m_flows[s.current];
+        Progress(f);
+        f.finish.Cancel();
+        // Off the old path (whose links Detach finds in the flow's hops), onto the new.
+        DetachFlow(s.current);
+        AttachFlow(s.current);
+        ++m_stats.moved;
+    }
 }
 
 void
@@ -1070,17 +1317,7 @@ RoceFlowEngine::Finish(uint32_t index)
     f.remaining = 0;
     f.active = false;
     --m_active;
-    for (const Hop& h : f.hops)
-    {
-        m_removedLinks.push_back(h.link);
-        Link& l = m_links[h.link];
-        // Swap-remove the flow's member entry; the moved member's hop learns its place.
-        const Member moved = l.members.back();
-        l.members[h.pos] = moved;
-        m_flows[moved.flow].hops[moved.hop].pos = h.pos;
-        l.members.pop_back();
-        Touch(h.link);
-    }
+    DetachFlow(index);
     QpState& s = m_qps[f.qp];
     long double deliver = end;
     for (size_t i = 0; i < s.data.size(); ++i)
@@ -1113,7 +1350,6 @@ RoceFlowEngine::Finish(uint32_t index)
                             qp->CompleteOffloaded(id, bytes, packets, posted, cb);
                         });
     f.cb = Callback<void, const RoceCompletion&>();
-    f.hops.clear();
     m_freeFlows.push_back(index);
     // The queue pair's next message follows its last byte.
     StartNext(f.qp, end, true);

@@ -5,6 +5,7 @@
 #define ROCE_FLOW_ENGINE_H
 
 #include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 #include "ns3/roce-message-offload.h"
@@ -19,6 +20,7 @@
 namespace ns3
 {
 
+class RoceChannel;
 class RocePfcNetDevice;
 class RoceNetDevice;
 
@@ -66,8 +68,10 @@ class RoceNetDevice;
  * flow level: a queue pair whose congestion control is not "none", a switch
  * whose LoadBalancing is not "ecmp" (flowlets, spraying and adaptive choices
  * follow queues), a device with a ReceiveErrorModel, a NIC with an
- * RxDrainRate, a link that is down and a run over MPI ranks are RoceErrors
- * naming what was found.
+ * RxDrainRate, a link that is down on a queue pair's first path and a run
+ * over MPI ranks are RoceErrors naming what was found. Links that go down
+ * and up later, and the routes recomputed after them, are modelled
+ * (LinkChanged, RoutesChanged).
  */
 class RoceFlowEngine : public RoceMessageOffload
 {
@@ -130,10 +134,36 @@ class RoceFlowEngine : public RoceMessageOffload
         uint64_t localComputations{0}; //!< changes settled by a local solve
         uint64_t flowsRated{0};        //!< flows the computations covered, summed
         uint64_t maxActive{0};         //!< most flows active at once
+        uint64_t stalls{0};            //!< flows stopped by a link down on their path
+        uint64_t resumed{0};           //!< stalled flows a timeout put on a path again
+        uint64_t moved{0};             //!< flows moved to a new path by new routes
     };
 
     /** \return the counters */
     const Stats& GetStats() const;
+
+    /**
+     * \brief A link changed state (RoceFaultHelper calls it after
+     * RoceChannel::SetLinkUp). Flows whose data or ACKs cross it, if it went
+     * down, stop: their frames are lost. A sender that is still putting
+     * frames on the wire when the routes change (its message's rest and the
+     * messages behind it, at its rate) sends the next ones on the new path,
+     * and the receiver's NAK brings it back one round trip later; any other
+     * resumes at its queue pair's first retransmission timeout
+     * (RetransmitTimeout, counted from the failure) at which its paths are
+     * up, as the packet model's go-back-N does. The bytes lost in flight are
+     * not sent again.
+     * \param channel the link
+     */
+    void LinkChanged(Ptr<RoceChannel> channel);
+
+    /**
+     * \brief The switches' routes changed (RoceFaultHelper calls it after
+     * recomputing them): every queue pair's paths are walked again; a flow
+     * whose path changed moves to the new one at once, as its next frames
+     * would.
+     */
+    void RoutesChanged();
 
     /** \return flows active now (messages whose last byte has not left) */
     uint32_t GetNActive() const;
@@ -212,7 +242,9 @@ class RoceFlowEngine : public RoceMessageOffload
         uint32_t mark{0};
         bool frozen{false};
         bool active{false};
-        bool fresh{false}; //!< started since the last computation, no rate yet
+        bool fresh{false};           //!< started since the last computation, no rate yet
+        bool stalled{false};         //!< its path went down; waiting for a timeout
+        long double sendingUntil{0}; //!< stalled: when its sender runs out of frames
     };
 
     /** A message waiting behind its queue pair's current one. */
@@ -236,6 +268,7 @@ class RoceFlowEngine : public RoceMessageOffload
         int64_t current{-1};          //!< its flow, IDLE or STARTING
         uint32_t ackInterval{1};      //!< the receiver's AckInterval
         uint32_t mtu{1024};           //!< payload per packet
+        Time rto;                     //!< the sender's RetransmitTimeout
     };
 
     /**
@@ -258,9 +291,14 @@ class RoceFlowEngine : public RoceMessageOffload
      * \param qp the queue pair whose frames take the walk (for errors)
      * \param dst the destination address
      * \param links filled with the links, in order
+     * \param strict true: a link down or a missing route is a RoceError;
+     *        false: the walk returns null with links empty
      * \return the destination NIC
      */
-    RoceNetDevice* Walk(RoceQueuePair* qp, uint32_t dst, std::vector<uint32_t>& links);
+    RoceNetDevice* Walk(RoceQueuePair* qp,
+                        uint32_t dst,
+                        std::vector<uint32_t>& links,
+                        bool strict = true);
     /**
      * \brief Start the first waiting message of a queue pair as a flow.
      * \param qp the sender state \param at the fluid time it may start (the
@@ -269,6 +307,29 @@ class RoceFlowEngine : public RoceMessageOffload
      *        same NIC that started at this instant before it
      */
     void StartNext(uint32_t qp, long double at, bool stagger);
+    /** \brief Put a flow on its queue pair's paths, as a new flow. \param flow its index */
+    void AttachFlow(uint32_t flow);
+    /** \brief Take a flow off its links. \param flow its index */
+    void DetachFlow(uint32_t flow);
+    /** \brief Count a flow's bytes sent at its rate up to now. \param f the flow */
+    void Progress(Flow& f);
+    /**
+     * \brief A flow's path is down: it stops until a timeout finds a path.
+     * \param flow its index \param attached true if it is on its links
+     */
+    void Stall(uint32_t flow, bool attached);
+    /** \return the NIC with an address, null if none \param address the address */
+    RoceNetDevice* NicOf(Ipv4Address address);
+    /**
+     * \brief Walk a queue pair's data and ACK paths again with the current routes.
+     * \param qp the sender state
+     * \return false (paths unchanged) if either has a link down or no route
+     */
+    bool Rewalk(uint32_t qp);
+    /** \brief A stalled queue pair's retransmission timeout. \param qp the sender state */
+    void RetransmitTimeout(uint32_t qp);
+    /** \brief Put a stalled queue pair's flow on its (new) paths. \param qp the sender state */
+    void Resume(uint32_t qp);
     /** \brief Mark a link as changed and make sure a computation is pending. */
     void Touch(uint32_t link);
     /**
@@ -315,7 +376,8 @@ class RoceFlowEngine : public RoceMessageOffload
     std::vector<QpState> m_qps;
     std::unordered_map<const RocePfcNetDevice*, uint32_t> m_linkIndex;
     std::unordered_map<const RoceQueuePair*, uint32_t> m_qpIndex;
-    static constexpr int64_t IDLE = -1;     //!< QpState::current: no message
+    std::unordered_map<uint32_t, RoceNetDevice*> m_nicByAddress; //!< NicOf's index
+    static constexpr int64_t IDLE = -1;                          //!< QpState::current: no message
     static constexpr int64_t STARTING = -2; //!< QpState::current: its next starts soon
 
     /** Relative tolerance of the fast path's comparisons (full, equal rates). */

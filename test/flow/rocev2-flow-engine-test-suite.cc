@@ -9,11 +9,13 @@
  */
 
 #include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/data-rate.h"
 #include "ns3/roce-ai-zone-helper.h"
 #include "ns3/roce-collective-app.h"
 #include "ns3/roce-collective-helper.h"
 #include "ns3/roce-error.h"
+#include "ns3/roce-fault-helper.h"
 #include "ns3/roce-flow-engine.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
@@ -559,6 +561,137 @@ class RoceFlowTieTestCase : public TestCase
     }
 };
 
+/**
+ * A link of a flow's path goes down, at both fidelities. Two leaves, two
+ * spines, one host under each leaf, 1 us links at 100 Gb/s. At 100 us the
+ * link from leaf 0 to the spine the flow's ECMP hash chose goes down;
+ * routes learn it 50 us later (DetectionDelay); RetransmitTimeout is 200 us.
+ * The round trip is 8 links of 1 us plus serialisation: under 9 us.
+ *
+ * - 10 MB from time 0: the sender is still sending when the routes change;
+ *   its next frames take the other spine, the receiver NAKs the gap and the
+ *   sender goes back. It ends about 50 us + one round trip later than
+ *   without the fault: the packet model's delay is checked in [50, 50 + 2 x
+ *   9 + 1] us (the lost frames in flight, at most one round trip's, are
+ *   resent too).
+ * - 100 kB posted at 95 us (8 us of frames): all sent before the routes
+ *   change, so nothing reveals the gap and the retransmission timeout,
+ *   counted from the last ACK (just after the failure), resends it: the
+ *   packet model ends after 300 us.
+ *
+ * Flow level must agree with the packet model within 2 x 9 us + 1 us: they
+ * differ by the bytes the packet model resends (at most one round trip's)
+ * and by when its timer started (the last ACK, at most one round trip
+ * before the failure). The flow stalls and resumes once, on the other spine.
+ */
+class RoceFlowLinkDownTestCase : public TestCase
+{
+  public:
+    RoceFlowLinkDownTestCase()
+        : TestCase("a link down on a flow's path: it resumes on the new route as packets do")
+    {
+    }
+
+  private:
+    struct Result
+    {
+        Time done;               //!< the completion
+        uint64_t stalls{0};      //!< the engine's stalls
+        uint64_t resumed{0};     //!< the engine's resumptions
+        uint32_t spineBefore{0}; //!< the spine of the first path
+        uint32_t spineAfter{0};  //!< the spine of the path at the end
+    };
+
+    static Result Run(bool flow, bool fault, uint64_t bytes, Time post)
+    {
+        Config::SetDefault("ns3::RoceQueuePair::RetransmitTimeout", TimeValue(MicroSeconds(200)));
+        NodeContainer spines(2);
+        NodeContainer leaves(2);
+        NodeContainer hosts(2);
+        RoceSwitchHelper switches;
+        switches.Install(spines);
+        switches.Install(leaves);
+        RoceHelper roce;
+        roce.SetDeviceAttribute("DataRate", DataRateValue(g_rate));
+        roce.SetChannelAttribute("Delay", TimeValue(g_delay));
+        for (uint32_t l = 0; l < 2; ++l)
+        {
+            for (uint32_t sp = 0; sp < 2; ++sp)
+            {
+                roce.Install(leaves.Get(l), spines.Get(sp));
+            }
+        }
+        std::vector<Ptr<RoceNetDevice>> nic;
+        for (uint32_t h = 0; h < 2; ++h)
+        {
+            nic.push_back(
+                DynamicCast<RoceNetDevice>(roce.Install(hosts.Get(h), leaves.Get(h)).Get(0)));
+        }
+        RoceSwitchHelper::PopulateRoutes();
+        Ptr<RoceFlowEngine> engine = flow ? RoceFlowEngine::Install() : nullptr;
+        auto [s, r] = roce.CreateQp(nic[0], nic[1]);
+        // The spine the flow's frames take, from an engine's walk (the same
+        // as the frames', rocev2-flow-path): path = NIC, leaf port, spine port, leaf port.
+        Result res;
+        auto spineOf = [&]() {
+            const auto path = CreateObject<RoceFlowEngine>()->GetPath(s);
+            return path.at(2)->GetNode() == spines.Get(0) ? 0u : 1u;
+        };
+        res.spineBefore = spineOf();
+        RoceFaultHelper faults;
+        faults.SetDetectionDelay(MicroSeconds(50));
+        if (fault)
+        {
+            faults.LinkDown(
+                MicroSeconds(100),
+                RoceFaultHelper::LinksBetween(leaves.Get(0), spines.Get(res.spineBefore)).at(0));
+        }
+        Simulator::Schedule(post, [s = s, bytes, &res]() {
+            s->PostWrite(bytes, MakeCallback(+[](Time* t, const RoceCompletion& c) {
+                                    *t = c.completed;
+                                }).Bind(&res.done));
+        });
+        Simulator::Run();
+        res.spineAfter = spineOf();
+        if (engine)
+        {
+            res.stalls = engine->GetStats().stalls;
+            res.resumed = engine->GetStats().resumed;
+        }
+        Simulator::Destroy();
+        Config::SetDefault("ns3::RoceQueuePair::RetransmitTimeout",
+                           TimeValue(NanoSeconds(67108864)));
+        return res;
+    }
+
+    void Check(uint64_t bytes, Time post, double minDelayUs, double maxDelayUs)
+    {
+        const Result clean = Run(false, false, bytes, post);
+        const Result packet = Run(false, true, bytes, post);
+        const Result flow = Run(true, true, bytes, post);
+        const double delay = (packet.done - clean.done).GetSeconds() * 1e6;
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(delay, minDelayUs, bytes << " B: packet-level delay");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(delay, maxDelayUs, bytes << " B: packet-level delay");
+        NS_TEST_EXPECT_MSG_EQ_TOL(flow.done.GetSeconds() * 1e6,
+                                  packet.done.GetSeconds() * 1e6,
+                                  19,
+                                  bytes << " B: flow " << flow.done.As(Time::US) << ", packet "
+                                        << packet.done.As(Time::US));
+        NS_TEST_EXPECT_MSG_EQ(flow.stalls, 1, bytes << " B: stalled once");
+        NS_TEST_EXPECT_MSG_EQ(flow.resumed, 1, bytes << " B: resumed once");
+        NS_TEST_EXPECT_MSG_NE(flow.spineAfter, flow.spineBefore, bytes << " B: other spine");
+    }
+
+    void DoRun() override
+    {
+        // Still sending at the reroute: 50 us of outage plus one round trip.
+        Check(10000000, Seconds(0), 50, 50 + 2 * 9 + 1);
+        // All sent before it: the timeout, 200 us from the failure, less the
+        // 8 us the message needed anyway, and a round trip at most on each side.
+        Check(100000, MicroSeconds(95), 200 - 8 - 9, 200 + 2 * 9 + 1);
+    }
+};
+
 /** What flow level cannot model is refused, naming it. */
 class RoceFlowRefusalTestCase : public TestCase
 {
@@ -756,6 +889,7 @@ class RoceFlowEngineTestSuite : public TestSuite
         AddTestCase(new RoceFlowQpOrderTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowManyQpsTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowTieTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RoceFlowLinkDownTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowRefusalTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowFastPathTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowCollectiveTestCase, RoceTestDuration::EXTENSIVE);
