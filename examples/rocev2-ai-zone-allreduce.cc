@@ -68,6 +68,7 @@ main(int argc, char* argv[])
     std::string faults;
     uint32_t background = 0;
     std::string fidelity = "packet";
+    std::string fabricPreset;
 
     RoceCommandLine cmd(__FILE__);
     cmd.AddGpus(gpus);
@@ -79,6 +80,10 @@ main(int argc, char* argv[])
     cmd.AddUplinks(uplinks);
     cmd.AddValue("oversub", "CTSW:ATSW oversubscription (3 tiers)", oversub);
     cmd.AddValue("rail", "1: rail-optimised fabric", rail);
+    cmd.AddValue("preset",
+                 "A named fabric instead of --fabric-gpus, --tiers, --zones, --uplinks, "
+                 "--oversub and --rail: meta-zone-3072 or meta-cluster-24k",
+                 fabricPreset);
     cmd.AddValue("op",
                  "allreduce, allgather, reducescatter, alltoall, alltoallv, broadcast or sendrecv",
                  op);
@@ -130,27 +135,43 @@ main(int argc, char* argv[])
     }
     ROCE_ERROR_IF(sizeList.empty(), "--sizes=" << sizes << " names no size");
     ROCE_ERROR_IF(gpus == 0, "--gpus=0: a job needs at least one rank");
-    if (fabricGpus == 0)
-    {
-        fabricGpus = (gpus + 15) / 16 * 16 * zones;
-    }
-    ROCE_ERROR_IF(gpus > fabricGpus,
-                  "--gpus=" << gpus << " ranks but the fabric has --fabric-gpus=" << fabricGpus);
-
     RoceAiZoneHelper zoneHelper;
-    zoneHelper.SetTiers(tiers);
-    zoneHelper.SetZones(zones);
-    zoneHelper.SetGpus(fabricGpus);
-    zoneHelper.SetUplinks(uplinks);
-    zoneHelper.SetCtsws(std::min<uint32_t>(16, uplinks));
-    zoneHelper.SetOversubscription(oversub);
-    zoneHelper.SetRailOptimized(rail == 1);
-    if (rail == 1)
+    if (!fabricPreset.empty())
     {
-        zoneHelper.SetServersPerRack(std::min<uint32_t>(16, fabricGpus / 8));
+        ROCE_ERROR_IF(fabricGpus != 0 || tiers != 2 || zones != 1 || uplinks != 16 ||
+                          oversub != 7 || rail != 0,
+                      "--preset=" << fabricPreset
+                                  << " sets the fabric's shape: drop --fabric-gpus, --tiers, "
+                                     "--zones, --uplinks, --oversub and --rail");
+        zoneHelper.SetPreset(fabricPreset);
+    }
+    else
+    {
+        if (fabricGpus == 0)
+        {
+            fabricGpus = (gpus + 15) / 16 * 16 * zones;
+        }
+        ROCE_ERROR_IF(gpus > fabricGpus,
+                      "--gpus=" << gpus
+                                << " ranks but the fabric has --fabric-gpus=" << fabricGpus);
+        zoneHelper.SetTiers(tiers);
+        zoneHelper.SetZones(zones);
+        zoneHelper.SetGpus(fabricGpus);
+        zoneHelper.SetUplinks(uplinks);
+        zoneHelper.SetCtsws(std::min<uint32_t>(16, uplinks));
+        zoneHelper.SetOversubscription(oversub);
+        zoneHelper.SetRailOptimized(rail == 1);
+        if (rail == 1)
+        {
+            zoneHelper.SetServersPerRack(std::min<uint32_t>(16, fabricGpus / 8));
+        }
     }
     ccChoice.Configure(zoneHelper);
     RoceAiZone fabric = zoneHelper.Build();
+    ROCE_ERROR_IF(gpus > fabric.GetNGpus(),
+                  "--gpus=" << gpus << " ranks but --preset=" << fabricPreset << " has "
+                            << fabric.GetNGpus() << " GPUs");
+    fabricGpus = fabric.GetNGpus();
     RoceFaultHelper faultHelper;
     faultHelper.AddNames(fabric);
     Ptr<RoceFlowEngine> engine = RoceCli::ApplyFidelity(fidelity);
@@ -197,9 +218,9 @@ main(int argc, char* argv[])
 
     std::cout << "rocev2-ai-zone-allreduce: seed " << seed << ", " << gpus << " ranks ("
               << placement << ", " << comm->GetNServers() << " servers) on " << fabric.GetNGpus()
-              << " GPUs, " << tiers << " tiers; " << op << " " << channels << " channels, " << qps
-              << " QP(s)/connection (" << qpMode << "), cc " << cc << (engine ? ", flow level" : "")
-              << "\n";
+              << " GPUs, " << fabric.tiers << " tiers; " << op << " " << channels << " channels, "
+              << qps << " QP(s)/connection (" << qpMode << "), cc " << cc
+              << (engine ? ", flow level" : "") << "\n";
     auto t0 = std::chrono::steady_clock::now();
     Simulator::Run();
     const double wall =
