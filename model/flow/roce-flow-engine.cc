@@ -1131,26 +1131,10 @@ RoceFlowEngine::Reshare()
         const long double now = Now();
         for (uint32_t g : m_added)
         {
-            Flow& f = m_flows[g];
-            f.fresh = false;
-            f.remaining = std::max<long double>(0, f.remaining - f.rate * (now - f.since));
-            f.since = now;
-            f.finish = Simulator::Schedule(Until(now + f.remaining / f.rate),
-                                           &RoceFlowEngine::Finish,
-                                           this,
-                                           g);
+            // A new flow's rate counts from its start.
+            Restart(g, now, m_flows[g].rate);
         }
-        if (m_verify)
-        {
-            Verify();
-        }
-        for (uint32_t l : m_dirty)
-        {
-            m_links[l].dirty = false;
-        }
-        m_dirty.clear();
-        m_added.clear();
-        m_removedLinks.clear();
+        Settled();
         return;
     }
     for (uint32_t g : m_added)
@@ -1186,29 +1170,9 @@ RoceFlowEngine::Reshare()
                 continue;
             }
             // A new flow's rate counts from its start, an old one's new rate from now.
-            f.remaining = std::max<long double>(0,
-                                                f.remaining - (f.fresh ? f.rate : f.oldRate) *
-                                                                  (now - f.since));
-            f.since = now;
-            f.fresh = false;
-            f.finish.Cancel();
-            ROCE_ERROR_IF(!(f.rate > 0), "RoceFlowEngine: a flow got no rate");
-            f.finish = Simulator::Schedule(Until(now + f.remaining / f.rate),
-                                           &RoceFlowEngine::Finish,
-                                           this,
-                                           i);
+            Restart(i, now, f.fresh ? f.rate : f.oldRate);
         }
-        if (m_verify)
-        {
-            Verify();
-        }
-        for (uint32_t l : m_dirty)
-        {
-            m_links[l].dirty = false;
-        }
-        m_dirty.clear();
-        m_added.clear();
-        m_removedLinks.clear();
+        Settled();
         return;
     }
     m_removedLinks.clear();
@@ -1243,13 +1207,40 @@ RoceFlowEngine::Reshare()
             continue;
         }
         f.rate = f.newRate;
-        f.finish.Cancel();
-        ROCE_ERROR_IF(!(f.rate > 0), "RoceFlowEngine: a flow got no rate (a link of capacity 0?)");
-        f.finish = Simulator::Schedule(Until(now + f.remaining / f.rate),
-                                       &RoceFlowEngine::Finish,
-                                       this,
-                                       i);
+        // Its bytes are counted up to now already.
+        Restart(i, now, 0);
     }
+}
+
+void
+RoceFlowEngine::Restart(uint32_t index, long double now, double sentAt)
+{
+    Flow& f = m_flows[index];
+    f.remaining = std::max<long double>(0, f.remaining - sentAt * (now - f.since));
+    f.since = now;
+    f.fresh = false;
+    f.finish.Cancel();
+    ROCE_ERROR_IF(!(f.rate > 0), "RoceFlowEngine: a flow got no rate (a link of capacity 0?)");
+    f.finish = Simulator::Schedule(Until(now + f.remaining / f.rate),
+                                   &RoceFlowEngine::Finish,
+                                   this,
+                                   index);
+}
+
+void
+RoceFlowEngine::Settled()
+{
+    if (m_verify)
+    {
+        Verify();
+    }
+    for (uint32_t l : m_dirty)
+    {
+        m_links[l].dirty = false;
+    }
+    m_dirty.clear();
+    m_added.clear();
+    m_removedLinks.clear();
 }
 
 void

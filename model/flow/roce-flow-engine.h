@@ -357,6 +357,14 @@ class RoceFlowEngine : public RoceMessageOffload
     void Component();
     /** \brief Check a fast path's rates against a full computation (VerifyFastPath). */
     void Verify();
+    /**
+     * \brief A flow's rate was set: count its bytes up to now and move its end.
+     * \param flow its index \param now the fluid time
+     * \param sentAt the rate it sent at since it was last counted
+     */
+    void Restart(uint32_t flow, long double now, double sentAt);
+    /** \brief A change was settled without a full computation: verify it and clear the lists. */
+    void Settled();
     /** \return a link's load at the current rates */
     double LoadOf(const Link& l) const;
     /** \return the highest rate on a link of a flow other than except */
