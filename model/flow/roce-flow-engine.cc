@@ -887,8 +887,11 @@ RoceFlowEngine::MaxMin(const std::vector<double>& capacity,
     for (uint32_t f = 0; f < flows.size(); ++f)
     {
         bool loads = false;
-        for (const auto& [link, weight] : flows[f])
+        for (const auto& hop : flows[f])
         {
+            // Not a structured binding: the error macro's lambda uses them.
+            const uint32_t link = hop.first;
+            const double weight = hop.second;
             ROCE_ERROR_IF(link >= capacity.size(),
                           "RoceFlowEngine::MaxMin: flow " << f << " names link " << link);
             ROCE_ERROR_IF(weight < 0, "RoceFlowEngine::MaxMin: flow " << f << " weight " << weight);
