@@ -295,7 +295,7 @@ class RoceNetDevice : public RocePfcNetDevice, public RoceNicEndpoint
     /** \return the offload that carries this NIC's messages, null at packet level */
     RoceMessageOffload* GetMessageOffload() const
     {
-        return m_offload.operator->();
+        return PeekPointer(m_offload);
     }
 
     void SetAddress(Address address) override;

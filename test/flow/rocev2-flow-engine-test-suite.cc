@@ -629,7 +629,8 @@ class RoceFlowLinkDownTestCase : public TestCase
         }
         RoceSwitchHelper::PopulateRoutes();
         Ptr<RoceFlowEngine> engine = flow ? RoceFlowEngine::Install() : nullptr;
-        auto [s, r] = roce.CreateQp(nic[0], nic[1]);
+        // Not a structured binding: the lambdas below use it.
+        const Ptr<RoceQueuePair> s = roce.CreateQp(nic[0], nic[1]).first;
         // The spine the flow's frames take, from an engine's walk (the same
         // as the frames', rocev2-flow-path): path = NIC, leaf port, spine port, leaf port.
         Result res;
@@ -646,7 +647,7 @@ class RoceFlowLinkDownTestCase : public TestCase
                 MicroSeconds(100),
                 RoceFaultHelper::LinksBetween(leaves.Get(0), spines.Get(res.spineBefore)).at(0));
         }
-        Simulator::Schedule(post, [s = s, bytes, &res]() {
+        Simulator::Schedule(post, [s, bytes, &res]() {
             s->PostWrite(bytes, MakeCallback(+[](Time* t, const RoceCompletion& c) {
                                     *t = c.completed;
                                 }).Bind(&res.done));
