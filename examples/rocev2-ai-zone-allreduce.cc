@@ -239,7 +239,8 @@ main(int argc, char* argv[])
         const RoceFlowEngine::Stats& fs = engine->GetStats();
         std::cout << "# flow level: " << fs.messages << " messages, " << fs.rateComputations
                   << " rate computations over " << fs.flowsRated << " flows, "
-                  << fs.fastComputations << " changes by the fast path and " << fs.localComputations
+                  << fs.fastComputations << " changes by the fast path (" << fs.replaced
+                  << " flows took their queue pair's last rate) and " << fs.localComputations
                   << " by a local solve, at most " << fs.maxActive << " flows at once\n";
     }
     if (!json.empty())

@@ -491,7 +491,7 @@ RoceFlowEngine::AttachFlow(uint32_t index)
     Flow& f = m_flows[index];
     const QpState& s = m_qps[f.qp];
     f.hops.clear();
-    const double ackWeight = static_cast<double>(f.ackWire) / static_cast<double>(f.wire);
+    const double ackWeight = AckWeight(f);
     for (uint32_t l : s.data)
     {
         f.hops.push_back(Hop{l, 0, 1.0});
@@ -513,9 +513,15 @@ RoceFlowEngine::AttachFlow(uint32_t index)
 }
 
 void
-RoceFlowEngine::DetachFlow(uint32_t index)
+RoceFlowEngine::DetachFlow(uint32_t index, bool ended)
 {
     Flow& f = m_flows[index];
+    m_removed.push_back(Removed{f.qp,
+                                f.rate,
+                                AckWeight(f),
+                                static_cast<uint32_t>(m_removedLinks.size()),
+                                static_cast<uint32_t>(f.hops.size()),
+                                ended && !f.fresh});
     for (const Hop& h : f.hops)
     {
         m_removedLinks.push_back(h.link);
@@ -912,29 +918,56 @@ RoceFlowEngine::MaxMin(const std::vector<double>& capacity,
     return rates;
 }
 
+const RoceFlowEngine::Link&
+RoceFlowEngine::Measured(const Link& l) const
+{
+    if (l.measured != m_rateVersion)
+    {
+        // One pass over the members gives the load and the two highest
+        // rates, for every check until a rate changes.
+        double load = 0;
+        double top = 0;
+        double second = 0;
+        uint32_t topFlow = UINT32_MAX;
+        for (const Member& m : l.members)
+        {
+            const double rate = m_flows[m.flow].rate;
+            load += m.weight * rate;
+            if (m.weight <= 0)
+            {
+                continue;
+            }
+            if (topFlow == UINT32_MAX || rate > top)
+            {
+                second = top;
+                top = rate;
+                topFlow = m.flow;
+            }
+            else if (rate > second)
+            {
+                second = rate;
+            }
+        }
+        l.load = load;
+        l.top = top;
+        l.second = second;
+        l.topFlow = topFlow;
+        l.measured = m_rateVersion;
+    }
+    return l;
+}
+
 double
 RoceFlowEngine::LoadOf(const Link& l) const
 {
-    double load = 0;
-    for (const Member& m : l.members)
-    {
-        load += m.weight * m_flows[m.flow].rate;
-    }
-    return load;
+    return Measured(l).load;
 }
 
 double
 RoceFlowEngine::TopRateOn(const Link& l, uint32_t except) const
 {
-    double top = 0;
-    for (const Member& m : l.members)
-    {
-        if (m.weight > 0 && m.flow != except)
-        {
-            top = std::max(top, m_flows[m.flow].rate);
-        }
-    }
-    return top;
+    const Link& m = Measured(l);
+    return m.topFlow == except ? m.second : m.top;
 }
 
 bool
@@ -960,6 +993,7 @@ RoceFlowEngine::TryFast()
     // rates if each still has a bottleneck (a full link on which none has a
     // higher rate); flows that shared none keep theirs.
     ++m_epoch;
+    ++m_rateVersion;
     for (uint32_t link : m_removedLinks)
     {
         for (const Member& m : m_links[link].members)
@@ -1011,8 +1045,78 @@ RoceFlowEngine::TryFast()
             return false;
         }
         f.rate = best;
+        ++m_rateVersion;
     }
     return true;
+}
+
+double
+RoceFlowEngine::AckWeight(const Flow& f)
+{
+    return static_cast<double>(f.ackWire) / static_cast<double>(f.wire);
+}
+
+bool
+RoceFlowEngine::Replace()
+{
+    // A queue pair whose message ended and whose next one started in the
+    // same change, on the same links with the same weights, leaves every
+    // link's load and every other flow's bottleneck as they were once the
+    // new flow takes the old one's rate: the pair is no change at all, and
+    // the max-min rates of the rest are those of the other changes alone.
+    const long double now = Now();
+    bool any = false;
+    std::size_t kept = 0;
+    for (std::size_t a = 0; a < m_added.size(); ++a)
+    {
+        const uint32_t g = m_added[a];
+        Flow& f = m_flows[g];
+        Removed* match = nullptr;
+        for (Removed& r : m_removed)
+        {
+            if (!r.replaceable || r.qp != f.qp || r.count != f.hops.size() ||
+                r.ackWeight != AckWeight(f))
+            {
+                continue;
+            }
+            bool same = true;
+            for (uint32_t h = 0; h < r.count && same; ++h)
+            {
+                same = m_removedLinks[r.first + h] == f.hops[h].link;
+            }
+            if (same)
+            {
+                match = &r;
+                break;
+            }
+        }
+        if (match == nullptr)
+        {
+            m_added[kept++] = g;
+            continue;
+        }
+        match->replaceable = false;
+        match->count = 0; // its links leave the removals
+        f.rate = match->rate;
+        Restart(g, now, f.rate);
+        ++m_stats.replaced;
+        any = true;
+    }
+    m_added.resize(kept);
+    if (!any)
+    {
+        return false;
+    }
+    std::vector<uint32_t> links;
+    for (const Removed& r : m_removed)
+    {
+        links.insert(links.end(),
+                     m_removedLinks.begin() + r.first,
+                     m_removedLinks.begin() + r.first + r.count);
+    }
+    m_removedLinks = std::move(links);
+    m_removed.clear();
+    return m_added.empty() && m_removedLinks.empty();
 }
 
 bool
@@ -1025,8 +1129,13 @@ RoceFlowEngine::SolveLocal()
     // rates as before, so theirs still hold. Then the rates are max-min
     // (feasible, every flow with a bottleneck), exactly what a computation
     // over the whole component would give.
-    constexpr uint32_t ITERATIONS = 4;
-    constexpr size_t MAX_FLOWS = 64;
+    //
+    // Its cost grows faster than a full computation's with the size of S
+    // (each round fills S again and checks its neighbours), so S may grow
+    // to an eighth of the flows active (at least 64, at most 1,024) over at
+    // most 8 rounds; beyond that a full computation is cheaper.
+    constexpr uint32_t ITERATIONS = 8;
+    const size_t MAX_FLOWS = std::clamp<size_t>(m_active / 8, 64, 1024);
     ++m_epoch;
     const uint32_t mark = m_epoch;
     m_compFlows.clear();
@@ -1088,6 +1197,7 @@ RoceFlowEngine::SolveLocal()
         {
             m_flows[i].rate = m_flows[i].newRate;
         }
+        ++m_rateVersion;
         const size_t before = m_compFlows.size();
         for (size_t k = 0; k < before; ++k)
         {
@@ -1126,6 +1236,12 @@ RoceFlowEngine::Reshare()
     m_resharePending = false;
     if (m_dirty.empty())
     {
+        return;
+    }
+    if (m_fastPath && !m_removed.empty() && !m_added.empty() && Replace())
+    {
+        ++m_stats.fastComputations;
+        Settled();
         return;
     }
     if (m_fastPath && TryFast())
@@ -1179,6 +1295,7 @@ RoceFlowEngine::Reshare()
         return;
     }
     m_removedLinks.clear();
+    m_removed.clear();
     Component();
     ++m_stats.rateComputations;
     m_stats.flowsRated += m_compFlows.size();
@@ -1244,6 +1361,7 @@ RoceFlowEngine::Settled()
     m_dirty.clear();
     m_added.clear();
     m_removedLinks.clear();
+    m_removed.clear();
 }
 
 void
@@ -1311,7 +1429,7 @@ RoceFlowEngine::Finish(uint32_t index)
     f.remaining = 0;
     f.active = false;
     --m_active;
-    DetachFlow(index);
+    DetachFlow(index, true);
     QpState& s = m_qps[f.qp];
     long double deliver = end;
     for (size_t i = 0; i < s.data.size(); ++i)

@@ -132,6 +132,7 @@ class RoceFlowEngine : public RoceMessageOffload
         uint64_t rateComputations{0};  //!< max-min computations
         uint64_t fastComputations{0};  //!< changes settled without one (the fast path)
         uint64_t localComputations{0}; //!< changes settled by a local solve
+        uint64_t replaced{0};          //!< flows that took their queue pair's ended message's rate
         uint64_t flowsRated{0};        //!< flows the computations covered, summed
         uint64_t maxActive{0};         //!< most flows active at once
         uint64_t stalls{0};            //!< flows stopped by a link down on their path
@@ -216,8 +217,14 @@ class RoceFlowEngine : public RoceMessageOffload
         uint32_t unfrozen{0};
         uint32_t mark{0};
         bool dirty{false};
-        int64_t startTick{-1};    //!< the instant flows last started on it (a NIC's link)
-        uint32_t startsAtTick{0}; //!< how many started then after the first
+        // the checks' measure of it, valid while measured is m_rateVersion
+        mutable double load{0};       //!< its load
+        mutable double top{0};        //!< the highest rate on it
+        mutable double second{0};     //!< the highest but one
+        mutable uint32_t topFlow{0};  //!< the flow with the highest
+        mutable uint64_t measured{0}; //!< the rates' version measured
+        int64_t startTick{-1};        //!< the instant flows last started on it (a NIC's link)
+        uint32_t startsAtTick{0};     //!< how many started then after the first
     };
 
     /** A message being carried. */
@@ -309,8 +316,13 @@ class RoceFlowEngine : public RoceMessageOffload
     void StartNext(uint32_t qp, long double at, bool stagger);
     /** \brief Put a flow on its queue pair's paths, as a new flow. \param flow its index */
     void AttachFlow(uint32_t flow);
-    /** \brief Take a flow off its links. \param flow its index */
-    void DetachFlow(uint32_t flow);
+    /**
+     * \brief Take a flow off its links.
+     * \param flow its index
+     * \param ended true if its last byte left (a next message of its queue
+     *        pair on the same paths may take its rate: Replace)
+     */
+    void DetachFlow(uint32_t flow, bool ended = false);
     /** \brief Count a flow's bytes sent at its rate up to now. \param f the flow */
     void Progress(Flow& f);
     /**
@@ -347,6 +359,15 @@ class RoceFlowEngine : public RoceMessageOffload
      */
     bool TryFast();
     /**
+     * \brief Settle the queue pairs whose message ended and whose next one
+     * started on the same links with the same weights in this change: the
+     * new flow takes the old one's rate, and both leave the change.
+     * \return true if nothing else changed (the change is settled)
+     */
+    bool Replace();
+    /** \return the weight a flow loads its ACKs' links by \param f the flow */
+    static double AckWeight(const Flow& f);
+    /**
      * \brief The local solve: max-min rates for the flows around the change
      * with the others fixed, grown until every flow whose bottleneck could
      * have changed still has one (then they are the max-min rates).
@@ -365,6 +386,11 @@ class RoceFlowEngine : public RoceMessageOffload
     void Restart(uint32_t flow, long double now, double sentAt);
     /** \brief A change was settled without a full computation: verify it and clear the lists. */
     void Settled();
+    /**
+     * \return a link, with its load and highest rates at the current rates
+     *         measured (once per m_rateVersion) \param l the link
+     */
+    const Link& Measured(const Link& l) const;
     /** \return a link's load at the current rates */
     double LoadOf(const Link& l) const;
     /** \return the highest rate on a link of a flow other than except */
@@ -394,15 +420,29 @@ class RoceFlowEngine : public RoceMessageOffload
     std::vector<uint32_t> m_dirty;
     std::vector<uint32_t> m_added;        //!< flows started since the last computation
     std::vector<uint32_t> m_removedLinks; //!< links of the flows ended since then
-    bool m_fastPath{true};                //!< FastPath attribute
-    bool m_verify{false};                 //!< VerifyFastPath attribute
-    uint32_t m_localSkip{0};              //!< changes the local solve still sits out
-    uint32_t m_localBackoff{0};           //!< how many it sat out after its last failure
-    std::vector<uint32_t> m_compLinks;    //!< scratch
-    std::vector<uint32_t> m_compFlows;    //!< scratch
+
+    /** A flow taken off its links since the last computation. */
+    struct Removed
+    {
+        uint32_t qp;      //!< its queue pair's state
+        double rate;      //!< its rate
+        double ackWeight; //!< its ACKs' weight
+        uint32_t first;   //!< its first link's index in m_removedLinks
+        uint32_t count;   //!< its links there
+        bool replaceable; //!< its last byte left with a rate
+    };
+
+    std::vector<Removed> m_removed;    //!< flows taken off since then
+    bool m_fastPath{true};             //!< FastPath attribute
+    bool m_verify{false};              //!< VerifyFastPath attribute
+    uint32_t m_localSkip{0};           //!< changes the local solve still sits out
+    uint32_t m_localBackoff{0};        //!< how many it sat out after its last failure
+    std::vector<uint32_t> m_compLinks; //!< scratch
+    std::vector<uint32_t> m_compFlows; //!< scratch
     EventId m_reshare;
     bool m_resharePending{false};
     uint32_t m_epoch{0};
+    uint64_t m_rateVersion{1}; //!< raised before checks that follow a change of rates
     uint32_t m_active{0};
     long double m_ticksPerSecond;
     Stats m_stats;

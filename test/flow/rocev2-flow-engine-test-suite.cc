@@ -504,6 +504,85 @@ class RoceFlowManyQpsTestCase : public TestCase
 };
 
 /**
+ * A queue pair whose next message starts as its last one ends, on the same
+ * links with the same weights, keeps its rate without a computation
+ * (RoceFlowEngine::Replace); a next message of another size (other ACK
+ * weight) does not. Two senders into one receiver, five WRITEs each posted
+ * at once: A's are all 1,000,000 B, B's alternate 1,000,000 and 999,424 B
+ * (976 full frames). Checks, with VerifyFastPath on (every change settled
+ * without a full computation is compared with one):
+ * - A's four successors are replaced, none of B's: replaced = 4;
+ * - while both send, each has half the receiver's link: C / 2 within 1e-9
+ *   relative (max-min; the doubles of one division);
+ * - the receiver's link is never idle, so the last completion is both
+ *   senders' wire bytes / C plus one message's path latency, within 1 ns
+ *   (fluid time is exact; the completion event rounds up to a tick once).
+ */
+class RoceFlowReplaceTestCase : public TestCase
+{
+  public:
+    RoceFlowReplaceTestCase()
+        : TestCase("a queue pair's next equal message takes its rate; another size does not")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Star star;
+        MakeStar(star, 3);
+        Ptr<RoceFlowEngine> engine = RoceFlowEngine::Install();
+        engine->SetAttribute("VerifyFastPath", BooleanValue(true));
+        auto wire = [](uint64_t bytes) {
+            const uint64_t packets = (bytes + MTU - 1) / MTU;
+            const uint32_t last = bytes - (packets - 1) * MTU;
+            return (58 + 16 + MTU + 24) + (packets - 2) * (58.0 + MTU + 24) + (58 + last + 24);
+        };
+        Time last;
+        double total = 0;
+        std::vector<Ptr<RoceQueuePair>> qps;
+        for (uint32_t q = 0; q < 2; ++q)
+        {
+            auto [s, r] = star.roce.CreateQp(star.nic[q + 1], star.nic[0]);
+            qps.push_back(s);
+            for (uint32_t m = 0; m < 5; ++m)
+            {
+                const uint64_t bytes = (q == 1 && m % 2 == 1) ? 976 * MTU : 1000000;
+                total += wire(bytes);
+                s->PostWrite(bytes, MakeCallback(+[](Time* t, const RoceCompletion& c) {
+                                        *t = std::max(*t, c.completed);
+                                    }).Bind(&last));
+            }
+        }
+        // Sampled inside A's 2nd to 4th messages, while B still sends.
+        const double c = g_rate.GetBitRate() / 8.0;
+        std::vector<std::pair<double, double>> rates;
+        for (double k : {1.5, 2.5, 3.5})
+        {
+            Simulator::Schedule(Seconds(k * 2 * wire(1000000) / c), [&]() {
+                rates.emplace_back(engine->GetRate(qps[0]), engine->GetRate(qps[1]));
+            });
+        }
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(engine->GetStats().replaced, 4, "A's successors only");
+        NS_TEST_EXPECT_MSG_EQ(engine->GetStats().delivered, 10, "every message delivered");
+        NS_TEST_ASSERT_MSG_EQ(rates.size(), 3, "three samples");
+        for (const auto& [a, b] : rates)
+        {
+            NS_TEST_EXPECT_MSG_EQ_TOL(a, g_rate.GetBitRate() / 2.0, 1e-9 * a, "A's rate");
+            NS_TEST_EXPECT_MSG_EQ_TOL(b, g_rate.GetBitRate() / 2.0, 1e-9 * b, "B's rate");
+        }
+        const double latency = 2 * g_delay.GetSeconds() + WireSeconds(58 + 16 + MTU) +
+                               2 * (g_delay.GetSeconds() + WireSeconds(62));
+        NS_TEST_EXPECT_MSG_EQ_TOL(last.GetSeconds(),
+                                  total / c + latency,
+                                  1e-9,
+                                  "the last completion, at ns " << last.GetNanoSeconds());
+        Simulator::Destroy();
+    }
+};
+
+/**
  * Eight queue pairs of one NIC given one 512 KiB WRITE each at the same
  * instant. The packet model's NIC sends them a frame each in turn, so they
  * end in the order they were posted, one frame apart; flow level must break
@@ -630,6 +709,7 @@ class RoceFlowEngineTestSuite : public TestSuite
         AddTestCase(new RoceFlowQpOrderTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowManyQpsTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowTieTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RoceFlowReplaceTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowRefusalTestCase, RoceTestDuration::QUICK);
     }
 };
