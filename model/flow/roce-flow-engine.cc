@@ -591,7 +591,7 @@ RoceFlowEngine::Stall(uint32_t index, bool attached)
     if (attached)
     {
         Progress(f);
-        f.finish.Cancel();
+        Simulator::Remove(f.finish);
         DetachFlow(index);
     }
     // How long the sender goes on putting frames on the dead path: its
@@ -700,7 +700,7 @@ RoceFlowEngine::RoutesChanged()
         }
         Flow& f = m_flows[s.current];
         Progress(f);
-        f.finish.Cancel();
+        Simulator::Remove(f.finish);
         // Off the old path (whose links Detach finds in the flow's hops), onto the new.
         DetachFlow(s.current);
         AttachFlow(s.current);
@@ -1339,7 +1339,11 @@ RoceFlowEngine::Restart(uint32_t index, long double now, double sentAt)
     f.remaining = std::max<long double>(0, f.remaining - sentAt * (now - f.since));
     f.since = now;
     f.fresh = false;
-    f.finish.Cancel();
+    // Removed, not cancelled: a cancelled event would stay in the queue,
+    // with its memory, until its time came; a computation that moves
+    // thousands of ends far in the future would pile them up by the
+    // million (AllToAll on 8 QPs: gigabytes).
+    Simulator::Remove(f.finish);
     ROCE_ERROR_IF(!(f.rate > 0), "RoceFlowEngine: a flow got no rate (a link of capacity 0?)");
     f.finish = Simulator::Schedule(Until(now + f.remaining / f.rate),
                                    &RoceFlowEngine::Finish,

@@ -583,6 +583,80 @@ class RoceFlowReplaceTestCase : public TestCase
 };
 
 /**
+ * A rate change moves a flow's end event by removing the old one from the
+ * event queue, not by cancelling it: a cancelled event stays queued until
+ * its time, so the changes of a busy fabric piled them up (AllToAll on 8
+ * QPs held gigabytes of them). 100 senders into one receiver, 1 MB each,
+ * started 100 ns apart: the k-th start changes the rates of k - 1 flows,
+ * and each end those of the flows left, about 100 x 100 moves in all. Each
+ * message adds at most 6 events to those of the same run without messages
+ * (its post, its end, its delivery, its completion, and a computation at
+ * its start and at its end); with cancelled ends the run executes the
+ * 10,000 moves as well (ns-3 counts an event when it leaves the queue,
+ * cancelled or not). The last completion is
+ * the wire bytes / C plus one message's latency (the receiver's link never
+ * idles after the first start), within the starts' 10 us.
+ */
+class RoceFlowMovedEndsTestCase : public TestCase
+{
+  public:
+    RoceFlowMovedEndsTestCase()
+        : TestCase("a flow's moved end leaves no cancelled event in the queue")
+    {
+    }
+
+  private:
+    static constexpr uint32_t N = 100; //!< senders
+
+    /**
+     * \param post false: the same fabric and queue pairs, no message
+     * \param last filled with the last completion
+     * \param delivered filled with the messages delivered
+     * \return the events the run executed
+     */
+    static uint64_t Run(bool post, Time& last, uint64_t& delivered)
+    {
+        Star star;
+        MakeStar(star, N + 1);
+        Ptr<RoceFlowEngine> engine = RoceFlowEngine::Install();
+        for (uint32_t i = 0; i < N; ++i)
+        {
+            auto [s, r] = star.roce.CreateQp(star.nic[i + 1], star.nic[0]);
+            if (post)
+            {
+                Simulator::Schedule(NanoSeconds(100 * i), [s = s, &last]() {
+                    s->PostWrite(1000000, MakeCallback(+[](Time* t, const RoceCompletion& c) {
+                                              *t = std::max(*t, c.completed);
+                                          }).Bind(&last));
+                });
+            }
+        }
+        const uint64_t before = Simulator::GetEventCount();
+        Simulator::Run();
+        const uint64_t events = Simulator::GetEventCount() - before;
+        delivered = engine->GetStats().delivered;
+        Simulator::Destroy();
+        return events;
+    }
+
+    void DoRun() override
+    {
+        Time last;
+        uint64_t delivered = 0;
+        const uint64_t idle = Run(false, last, delivered);
+        const uint64_t events = Run(true, last, delivered);
+        NS_TEST_EXPECT_MSG_EQ(delivered, N, "every message delivered");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(events - idle, 6 * N, "events the messages added");
+        const uint32_t lastPayload = 1000000 - 976 * MTU;
+        const double w = N * (WireSeconds(58 + 16 + MTU) + 975 * WireSeconds(58 + MTU) +
+                              WireSeconds(58 + lastPayload));
+        const double latency = 2 * g_delay.GetSeconds() + WireSeconds(58 + 16 + MTU) +
+                               2 * (g_delay.GetSeconds() + WireSeconds(62));
+        NS_TEST_EXPECT_MSG_EQ_TOL(last.GetSeconds(), w + latency, 10e-6, "the last completion");
+    }
+};
+
+/**
  * Eight queue pairs of one NIC given one 512 KiB WRITE each at the same
  * instant. The packet model's NIC sends them a frame each in turn, so they
  * end in the order they were posted, one frame apart; flow level must break
@@ -710,6 +784,7 @@ class RoceFlowEngineTestSuite : public TestSuite
         AddTestCase(new RoceFlowManyQpsTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowTieTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowReplaceTestCase, RoceTestDuration::QUICK);
+        AddTestCase(new RoceFlowMovedEndsTestCase, RoceTestDuration::QUICK);
         AddTestCase(new RoceFlowRefusalTestCase, RoceTestDuration::QUICK);
     }
 };
