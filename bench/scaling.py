@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Scaling figures of ns3-rocev2: wall time and peak RSS of the same ring
 AllReduce on 256, 1,024 and 4,096 GPUs, and of one NIC pair against its
-number of queue pairs. Writes scaling.json and two PNG plots.
+number of queue pairs. Writes scaling.json and two PNG plots. With --flow:
+the tree AllReduce of 256 MiB at flow level on 1,024, 4,096 and 24,576 GPUs
+of the meta-cluster-24k preset (scaling-flow.json, scaling-flow.png).
 
     bench/scaling.py [--build-dir build] [--out bench] [--size 16M]
+    bench/scaling.py --flow [--build-dir build] [--out bench]
     bench/scaling.py --from-json bench/scaling.json --out bench   (plots only)
 
 Debian's /usr/bin/python3 with python3-matplotlib draws the plots.
@@ -64,6 +67,9 @@ def main():
     ap.add_argument("--size", default="16M", help="AllReduce size (default 16M)")
     ap.add_argument("--gpus", default="256,1024,4096")
     ap.add_argument("--qps", default="1000,10000,100000")
+    ap.add_argument("--flow", action="store_true",
+                    help="flow level: tree AllReduce of 256M on meta-cluster-24k (--flow-gpus)")
+    ap.add_argument("--flow-gpus", default="1024,4096,24576")
     ap.add_argument("--from-json", help="draw the plots of an earlier run's scaling.json")
     args = ap.parse_args()
     if args.from_json:
@@ -71,6 +77,21 @@ def main():
             draw(json.load(f), args.out)
         return
     allreduce = os.path.join(args.build_dir, "examples", "rocev2-ai-zone-allreduce")
+    if args.flow:
+        result = {"flow": [], "size": FLOW_SIZE, "preset": FLOW_PRESET}
+        for g in [int(x) for x in args.flow_gpus.split(",")]:
+            r = run([allreduce, "--preset=" + FLOW_PRESET, "--gpus=%d" % g, "--algo=tree",
+                     "--sizes=" + FLOW_SIZE, "--fidelity=flow"])
+            r["gpus"] = g
+            result["flow"].append(r)
+            print("flow-level tree allreduce %s on %5d GPUs: %8.1f s wall, %7.1f MB"
+                  % (FLOW_SIZE, g, r["wall_s"], r["rss_mb"]), flush=True)
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "scaling-flow.json"), "w") as f:
+            json.dump(result, f, indent=1, sort_keys=True)
+            f.write("\n")
+        draw(result, args.out)
+        return
     qpscale = os.path.join(args.build_dir, "bench", "rocev2-qp-scale")
     result = {"allreduce": [], "qps": []}
     for g in [int(x) for x in args.gpus.split(",")]:
@@ -95,8 +116,19 @@ def main():
     draw(result, args.out)
 
 
+FLOW_PRESET = "meta-cluster-24k"
+FLOW_SIZE = "256M"
+
+
 def draw(result, out):
-    """Write scaling-gpus.png and scaling-qps.png from a result dict."""
+    """Write scaling-gpus.png and scaling-qps.png (or scaling-flow.png) from a result dict."""
+    if "flow" in result:
+        f = result["flow"]
+        plot(os.path.join(out, "scaling-flow.png"), [r["gpus"] for r in f],
+             {"wall_s": [r["wall_s"] for r in f], "rss_mb": [r["rss_mb"] for r in f]},
+             "GPUs", "Tree AllReduce of %s at flow level (%s)"
+             % (result["size"], result["preset"]))
+        return
     size = result.get("size", "16M")
     a = result["allreduce"]
     plot(os.path.join(out, "scaling-gpus.png"), [r["gpus"] for r in a],
