@@ -516,6 +516,10 @@ void
 RoceFlowEngine::DetachFlow(uint32_t index, bool ended)
 {
     Flow& f = m_flows[index];
+    if (ended && !f.fresh)
+    {
+        m_qps[f.qp].removed = static_cast<int64_t>(m_removed.size());
+    }
     m_removed.push_back(Removed{f.qp,
                                 f.rate,
                                 AckWeight(f),
@@ -1071,23 +1075,20 @@ RoceFlowEngine::Replace()
     {
         const uint32_t g = m_added[a];
         Flow& f = m_flows[g];
+        // A queue pair has one flow at a time: its ended one, if any, is
+        // the one this change removed last for it.
+        const int64_t r = m_qps[f.qp].removed;
         Removed* match = nullptr;
-        for (Removed& r : m_removed)
+        if (r >= 0 && m_removed[r].replaceable && m_removed[r].count == f.hops.size() &&
+            m_removed[r].ackWeight == AckWeight(f))
         {
-            if (!r.replaceable || r.qp != f.qp || r.count != f.hops.size() ||
-                r.ackWeight != AckWeight(f))
+            match = &m_removed[r];
+            for (uint32_t h = 0; match != nullptr && h < match->count; ++h)
             {
-                continue;
-            }
-            bool same = true;
-            for (uint32_t h = 0; h < r.count && same; ++h)
-            {
-                same = m_removedLinks[r.first + h] == f.hops[h].link;
-            }
-            if (same)
-            {
-                match = &r;
-                break;
+                if (m_removedLinks[match->first + h] != f.hops[h].link)
+                {
+                    match = nullptr;
+                }
             }
         }
         if (match == nullptr)
@@ -1107,15 +1108,18 @@ RoceFlowEngine::Replace()
     {
         return false;
     }
-    std::vector<uint32_t> links;
+    // The others' links, moved down in place (each range starts at or
+    // after where it goes).
+    std::size_t w = 0;
     for (const Removed& r : m_removed)
     {
-        links.insert(links.end(),
-                     m_removedLinks.begin() + r.first,
-                     m_removedLinks.begin() + r.first + r.count);
+        for (uint32_t h = 0; h < r.count; ++h)
+        {
+            m_removedLinks[w++] = m_removedLinks[r.first + h];
+        }
     }
-    m_removedLinks = std::move(links);
-    m_removed.clear();
+    m_removedLinks.resize(w);
+    ClearRemoved();
     return m_added.empty() && m_removedLinks.empty();
 }
 
@@ -1295,7 +1299,7 @@ RoceFlowEngine::Reshare()
         return;
     }
     m_removedLinks.clear();
-    m_removed.clear();
+    ClearRemoved();
     Component();
     ++m_stats.rateComputations;
     m_stats.flowsRated += m_compFlows.size();
@@ -1365,6 +1369,16 @@ RoceFlowEngine::Settled()
     m_dirty.clear();
     m_added.clear();
     m_removedLinks.clear();
+    ClearRemoved();
+}
+
+void
+RoceFlowEngine::ClearRemoved()
+{
+    for (const Removed& r : m_removed)
+    {
+        m_qps[r.qp].removed = -1;
+    }
     m_removed.clear();
 }
 

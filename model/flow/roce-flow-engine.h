@@ -276,6 +276,7 @@ class RoceFlowEngine : public RoceMessageOffload
         uint32_t ackInterval{1};      //!< the receiver's AckInterval
         uint32_t mtu{1024};           //!< payload per packet
         Time rto;                     //!< the sender's RetransmitTimeout
+        int64_t removed{-1};          //!< its ended flow's index in m_removed, or -1
     };
 
     /**
@@ -365,6 +366,8 @@ class RoceFlowEngine : public RoceMessageOffload
      * \return true if nothing else changed (the change is settled)
      */
     bool Replace();
+    /** \brief Forget the flows taken off since the last computation. */
+    void ClearRemoved();
     /** \return the weight a flow loads its ACKs' links by \param f the flow */
     static double AckWeight(const Flow& f);
     /**
